@@ -1,0 +1,1 @@
+"""The built-in rules, shipped inside the package as `slurm_attr.builtin_rules`."""

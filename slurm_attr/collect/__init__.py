@@ -1,0 +1,1 @@
+"""Collection: reading the observations of one attempt from logs, with per-source coverage."""

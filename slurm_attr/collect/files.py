@@ -1,0 +1,108 @@
+"""Reading untrusted log files as a stream of byte blocks that end on line boundaries.
+
+Logs are huge, rotated, gzipped, truncated and not always UTF-8. Nothing here loads a whole file,
+and nothing raises on bad content: problems are returned as notes for the coverage and errors.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+BLOCK = 4 << 20  # bytes read at a time
+MAX_LINE = 1 << 20  # longer lines are cut here; the rest is skipped
+_ROTATION = re.compile(r"^(?P<base>.*?)(?:[.-](?P<num>\d{1,4}|\d{8}))?(?P<gz>\.gz)?$")
+
+
+@dataclass
+class ReadStats:
+    bytes: int = 0
+    lines: int = 0
+    problems: list[str] = field(default_factory=list)
+
+
+def rotation_order(paths: list[Path]) -> list[Path]:
+    """Oldest first: `syslog.3.gz`, `syslog.2.gz`, `syslog.1`, `syslog`; dated suffixes ascend."""
+
+    def key(p: Path) -> tuple:
+        m = _ROTATION.match(p.name)
+        base, num = (m["base"], m["num"]) if m else (p.name, None)
+        if num is None:
+            rank = 0
+        elif len(num) == 8:  # dateext: older dates first, all before the live file
+            rank = -100_000_000 + int(num)
+        else:
+            rank = int(num)
+        return (base, -rank if len(num or "") != 8 else rank, p.name)
+
+    return sorted(paths, key=key)
+
+
+def _open(path: Path):
+    with open(path, "rb") as probe:
+        magic = probe.read(2)
+    if magic == b"\x1f\x8b":
+        return gzip.open(path, "rb")
+    return open(path, "rb")
+
+
+def iter_blocks(path: Path, stats: ReadStats) -> Iterator[bytes]:
+    """Yield blocks of whole lines. Cuts gigantic lines and survives truncated archives."""
+    carry = b""
+    try:
+        with _open(path) as fh:
+            while True:
+                try:
+                    data = fh.read(BLOCK)
+                except (EOFError, OSError, zlib.error) as exc:
+                    stats.problems.append(f"truncated or corrupt compressed data: {exc}")
+                    data = b""
+                if not data:
+                    break
+                stats.bytes += len(data)
+                buf = carry + data
+                cut = buf.rfind(b"\n")
+                if cut < 0:
+                    if len(buf) > MAX_LINE:
+                        stats.problems.append(f"line longer than {MAX_LINE} bytes was cut")
+                        carry = b""
+                        yield _cut_line(buf) + b"\n"
+                    else:
+                        carry = buf
+                    continue
+                carry = buf[cut + 1:]
+                if len(carry) > MAX_LINE:
+                    stats.problems.append(f"line longer than {MAX_LINE} bytes was cut")
+                    carry = b""
+                yield buf[: cut + 1]
+    except OSError as exc:
+        stats.problems.append(f"read failed: {exc.strerror or exc}")
+    if carry:
+        stats.problems.append("last line has no newline (file still being written or truncated)")
+        yield carry + b"\n"
+
+
+def _cut_line(line: bytes) -> bytes:
+    return line[:MAX_LINE]
+
+
+def decode(raw: bytes) -> tuple[str, bool]:
+    """Text for a line; the flag says bytes were not valid UTF-8 and were replaced."""
+    if raw.isascii():
+        return raw.decode("ascii"), False
+    try:
+        return raw.decode("utf-8"), False
+    except UnicodeDecodeError:
+        return raw.decode("utf-8", errors="replace"), True
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x9b]")
+
+
+def clean(text: str) -> str:
+    """Printable text: control characters (terminal escapes included) become U+FFFD."""
+    return _CONTROL.sub("\ufffd", text.rstrip("\r\n"))

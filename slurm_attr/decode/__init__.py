@@ -1,0 +1,11 @@
+"""Decoders turn the fields of one matched line into a classification, using the rule tables.
+
+Each decoder is `decode(fields, ctx) -> Classification | None`; None drops the line (for example an
+OOM kill in another job's cgroup). Decoders never raise on odd input: a field that does not parse
+falls back to the pattern's own defaults.
+"""
+
+from slurm_attr.decode.base import Classification, DecodeContext, classify_from_table
+from slurm_attr.decode.registry import DECODERS
+
+__all__ = ["DECODERS", "Classification", "DecodeContext", "classify_from_table"]

@@ -1,0 +1,187 @@
+"""The named decoders that patterns.yaml refers to."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import hostlist
+
+from slurm_attr.decode.base import (
+    Classification,
+    DecodeContext,
+    classify_from_table,
+    render,
+    strip_rank,
+)
+from slurm_attr.decode.xid import decode_xid
+
+# NVSwitch SXid classes from the Fabric Manager user guide (appendix D): always fatal, and the
+# potentially fatal ones (fatal to the partitions using that port). Everything else is non-fatal.
+_SXID_ALWAYS_FATAL = {10003, 12020, 22003, 22011} | set(range(23001, 23018))
+_SXID_FATAL = {
+    11001, 11009, 11013, 11018, 11019, 11020, 12001, 12002, 12022, 12024, 12025, 12026, 12027,
+    12030, 12031, 12032, 14017, 15001, 15006, 15009, 15010, 15012, 15013, 19047, 19048, 20034,
+    24004, 24005, 24006, 24007, *range(19054, 19071),
+}
+_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>.+)$')
+_TRACEBACK = "Traceback (most recent call last):"
+_JOB_CGROUP = re.compile(r"job_(?P<job>\d+)")
+_SIGNALS = {"Killed": "SIGKILL", "Terminated": "SIGTERM", "Aborted": "SIGABRT",
+            "Segmentation fault": "SIGSEGV", "Bus error": "SIGBUS"}
+
+
+def decode_sxid(fields: dict[str, str], ctx: DecodeContext) -> Classification:
+    code = int(fields.get("sxid") or 0)
+    said_fatal = fields.get("severity", "").lower() == "fatal" or "Fatal" in fields.get("detail", "")
+    if code in _SXID_ALWAYS_FATAL:
+        cls, prio, note = "always fatal: the whole fabric needs a host restart", 82, "fatal"
+    elif code in _SXID_FATAL or said_fatal:
+        cls, prio, note = "fatal to the partitions using this NVSwitch port", 78, "fatal"
+    else:
+        cls, prio, note = "non-fatal", 20, "non-fatal"
+    return Classification(
+        role="cause" if note == "fatal" else "context", sub_domain="nvlink", priority=prio,
+        code=f"SXid {code}",
+        summary=f"NVSwitch SXid {code} ({cls}) on switch {fields.get('pci', '?')}"
+                + (f" port {fields['port']}" if fields.get("port") else "")
+                + (f": {fields['detail']}" if fields.get("detail") else ""),
+        action="Drain the node, reset the GPUs/NVSwitch fabric (restart the host for always-fatal "
+               "SXids) and check the NVSwitch port and its link.",
+        fields={"sxid_class": note},
+    )
+
+
+def decode_nccl(fields: dict[str, str], ctx: DecodeContext) -> Classification | None:
+    fields.setdefault("host", fields.get("node") or "?")
+    return classify_from_table(ctx.ruleset.classify["nccl_errors"], fields,
+                               text=fields.get("msg", ""))
+
+
+def decode_cuda(fields: dict[str, str], ctx: DecodeContext) -> Classification | None:
+    cls = classify_from_table(ctx.ruleset.classify["cuda_errors"], fields,
+                              text=fields.get("msg", ""))
+    if cls is not None:
+        cls.code = cls.code or f"CUDA {fields.get('msg', '').strip()[:60]}"
+    return cls
+
+
+def _traceback(fields: dict[str, str], ctx: DecodeContext) -> None:
+    """Attach the traceback this exception line ends (found by walking back over its frames)."""
+    rank = fields.get("rank")
+    frame_seen = None
+    for back, line in enumerate(reversed(ctx.before), 1):
+        body, line_rank = strip_rank(line)
+        if rank is not None and line_rank is not None and line_rank != rank:
+            continue
+        if frame_seen is None:
+            m = _FRAME.match(body)
+            if m:
+                frame_seen = m
+        if body.strip() == _TRACEBACK:
+            fields["traceback_lines_before"] = str(back)
+            if frame_seen:
+                fields["frame"] = f"{frame_seen['file']}:{frame_seen['line']} in {frame_seen['func']}"
+            return
+
+
+def decode_python_exception(fields: dict[str, str], ctx: DecodeContext) -> Classification | None:
+    exc = fields.get("exc", "")
+    if exc.endswith("Warning"):
+        return None
+    _traceback(fields, ctx)
+    if "traceback_lines_before" not in fields and not fields.get("msg"):
+        return None  # a bare word like "KeyError" printed alone is not an exception report
+    cls = classify_from_table(ctx.ruleset.classify["python_exceptions"], fields)
+    if cls is not None:
+        cls.code = cls.code or exc.rsplit(".", 1)[-1]
+    return cls
+
+
+def decode_oom(fields: dict[str, str], ctx: DecodeContext) -> Classification | None:
+    memcg = fields.get("oom_memcg") or fields.get("task_memcg") or ""
+    m = _JOB_CGROUP.search(memcg)
+    if m and m["job"] != ctx.workload.job_id:
+        return None  # another job's cgroup: not evidence about this one
+    in_job = bool(m)
+    cgroup_kill = fields.get("constraint") == "CONSTRAINT_MEMCG" or "cgroup" in fields.get("cgroup", "")
+    scope = "the job's memory cgroup limit" if (in_job or cgroup_kill) else "the whole node's memory"
+    return Classification(
+        role="cause", sub_domain="host_oom", priority=78 if in_job else 70,
+        code="OOM kill",
+        summary=f"The kernel OOM killer killed {fields.get('proc', '?')} (pid {fields.get('pid', '?')}) "
+                f"on {fields.get('node') or '?'}: it went over {scope}.",
+        action="Request more memory (--mem / --mem-per-gpu) or reduce host memory use "
+               "(dataloader workers, pinned buffers).",
+    )
+
+
+def decode_slurm_cancel(fields: dict[str, str], ctx: DecodeContext) -> Classification:
+    why = (fields.get("why") or "").strip()
+    table = {
+        "TIME LIMIT": ("time_limit", "cause", 58, "Slurm cancelled the job at its time limit."),
+        "PREEMPTION": ("preemption", "cause", 96, "Slurm preempted the job."),
+        "NODE FAILURE": ("host", "symptom", 40, "Slurm cancelled the job because a node failed."),
+        "JOB REQUEUE": (None, "context", 5, "Slurm requeued the job."),
+        "TASK FAILURE": (None, "symptom", 10, "Slurm cancelled the step because a task failed."),
+    }
+    sub, role, prio, text = table.get(why, ("cancelled", "symptom", 30,
+                                            "Slurm cancelled the job (scancel or a signal)."))
+    return Classification(role=role, sub_domain=sub, priority=prio,
+                          code=f"CANCELLED {why}".strip(), summary=text,
+                          node=fields.get("host"))
+
+
+def decode_srun(fields: dict[str, str], ctx: DecodeContext) -> Classification:
+    what = fields.get("what", "")
+    node = fields.get("host")
+    if "Out Of Memory" in what:
+        return Classification(role="cause", sub_domain="host_oom", priority=74,
+                              code="srun OOM", node=node,
+                              summary=f"srun: task(s) {fields.get('tasks')} on {node} ran out of memory.",
+                              action="Request more memory (--mem / --mem-per-gpu).")
+    signal = next((sig for word, sig in _SIGNALS.items() if what.startswith(word)), None)
+    code = f"srun {signal}" if signal else "srun task exit"
+    return Classification(role="symptom", sub_domain=None, priority=12, code=code, node=node,
+                          summary=f"srun: task(s) {fields.get('tasks')} on {node}: {what}")
+
+
+def decode_controller_nodes(fields: dict[str, str], ctx: DecodeContext) -> Classification | None:
+    try:
+        named = hostlist.expand_hostlist(fields.get("nodes", ""))
+    except hostlist.BadHostlist:
+        named = [fields.get("nodes", "")]
+    ours = [n for n in named if n in ctx.workload.nodes]
+    if not ours:
+        return None
+    node = ours[0]
+    fields["node_list"] = ",".join(ours)
+    if fields.get("reason") is not None:
+        return Classification(role="context", sub_domain="host", priority=10,
+                              code="Node reason", node=node,
+                              summary=f"An admin or health check set the reason on {node}: "
+                                      f"{fields['reason']}")
+    down = bool(fields.get("down") or fields.get("state"))
+    admin = bool(fields.get("state"))
+    summary = (f"{node} was set DOWN by an admin or health check (scontrol update)." if admin else
+               f"{node} stopped responding to slurmctld" + (" and was set DOWN." if down else "."))
+    return Classification(
+        role="cause", sub_domain="host", priority=68 if down else 52,
+        code="Node DOWN" if down else "Node not responding", node=node, summary=summary,
+        action="Check the node's syslog, slurmd and munge, and its BMC; drain it until it is understood.",
+    )
+
+
+DECODERS: dict[str, Callable[[dict[str, str], DecodeContext], Classification | None]] = {
+    "xid": decode_xid,
+    "sxid": decode_sxid,
+    "nccl": decode_nccl,
+    "cuda": decode_cuda,
+    "python_exception": decode_python_exception,
+    "oom": decode_oom,
+    "slurm_cancel": decode_slurm_cancel,
+    "srun": decode_srun,
+    "controller_nodes": decode_controller_nodes,
+}
+
+__all__ = ["DECODERS", "render"]

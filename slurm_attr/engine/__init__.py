@@ -1,0 +1,1 @@
+"""The rule engine: filter, correlate, refine and outcome stages over typed events."""

@@ -1,0 +1,294 @@
+"""The rule engine: events in, one diagnosis out.
+
+Stages run in a fixed order: extract (done by the collectors) -> filter -> correlate -> refine ->
+outcome. Every named rule records what it changed in the rule trace, so an admin can follow
+exactly why one event became the root and every other one was demoted.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from slurm_attr.decode.base import render
+from slurm_attr.model import Event, Observations, SourceRef, Workload
+from slurm_attr.ruleset import Ruleset
+
+_NUMBERS = re.compile(r"0x[0-9a-fA-F]+|\d+")
+_SCHEDULER_KILL_STATES = {"TIMEOUT", "DEADLINE", "CANCELLED", "PREEMPTED", "NODE_FAIL"}
+_TEARDOWN_DOMAINS = {None, "application", "gpu_oom"}
+
+
+@dataclass
+class Trace:
+    entries: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(self, stage: str, rule: str, changed: str, events: list[Event] | None = None) -> None:
+        self.entries.append({"stage": stage, "rule": rule, "changed": changed,
+                             "events": sorted(e.index for e in events or [])})
+
+
+@dataclass
+class Verdict:
+    root: Event | None
+    candidates: list[Event]
+    evidence_status: str
+    sub_domain: str
+    trace: Trace
+
+
+def _seconds(policy: dict[str, Any], section: str, key: str) -> timedelta:
+    return timedelta(seconds=float(policy[section][key]))
+
+
+def _before_or_near(cause: Event, later: Event, slack: timedelta) -> bool:
+    if cause.time is None or later.time is None:
+        return True
+    return cause.time <= later.time + slack
+
+
+def _demote(event: Event, rule: str, by: Event | None) -> None:
+    event.role = "interesting"
+    event.demoted_by = rule
+    event.explained_by = by.index if by else None
+
+
+class Engine:
+    def __init__(self, ruleset: Ruleset, workload: Workload) -> None:
+        self.ruleset = ruleset
+        self.policy = ruleset.policy
+        self.workload = workload
+        self.trace = Trace()
+        self.slack = _seconds(self.policy, "window", "cause_slack_s")
+
+    # ------------------------------------------------------------------ entry point
+    def run(self, obs: Observations) -> tuple[list[Event], Verdict]:
+        events = list(obs.events) + self.scheduler_events()
+        events.sort(key=Event.sort_key)
+        for i, event in enumerate(events):
+            event.index = i
+        self.trace.add("extract", "extract", f"{len(events)} events from {len(obs.coverage)} sources")
+        events = self.window_filter(events)
+        events = self.fold_bursts(events)
+        for i, event in enumerate(events):
+            event.index = i
+        live = [e for e in events if e.in_window and e.base_role != "context"]
+        live_ids = {id(e) for e in live}
+        for event in events:
+            event.role = "interesting" if id(event) in live_ids else "context"
+        self.companion_events(live)
+        self.downstream_causes(live)
+        self.teardown_after_scheduler_kill(live)
+        self.cause_explains_symptoms(live)
+        return events, self.refine(live)
+
+    # ------------------------------------------------------------------ scheduler facts
+    def scheduler_events(self) -> list[Event]:
+        w = self.workload
+        spec = self.policy["scheduler_states"].get(w.state)
+        if not spec:
+            return []
+        node = w.failed_node if w.state == "NODE_FAIL" else None
+        fields = {"state": w.state, "exit_code": w.exit_code,
+                  "by": (w.reason or "a user or admin"), "node": node or "one of the job's nodes"}
+        text = f"State={w.state} ExitCode={w.exit_code}" + (f" Reason={w.reason}" if w.reason else "")
+        return [Event(
+            kind="scheduler_state", rule="scheduler.state", node=node, time=w.end,
+            time_quality="exact", source=SourceRef("workload", 0, text),
+            sub_domain=spec["sub_domain"], base_role="cause", priority=int(spec["priority"]),
+            summary=render(spec["summary"], fields), code=w.state, action=spec.get("action"),
+            fields={k: v for k, v in fields.items() if k != "node"},
+        )]
+
+    # ------------------------------------------------------------------ filter stage
+    def window_filter(self, events: list[Event]) -> list[Event]:
+        start, end = self.workload.start, self.workload.end
+        before = start - _seconds(self.policy, "window", "context_before_s")
+        after = end + _seconds(self.policy, "window", "margin_after_s")
+        kept, early, dropped = [], [], []
+        for event in events:
+            if event.time is None:
+                kept.append(event)
+            elif event.time < before or event.time > after:
+                dropped.append(event)
+            else:
+                if event.time < start:
+                    event.in_window = False
+                    early.append(event)
+                kept.append(event)
+        self.trace.add("filter", "window_filter",
+                       f"{len(early)} events before the job started kept as context; "
+                       f"{len(dropped)} events outside the window dropped", early)
+        return kept
+
+    def fold_bursts(self, events: list[Event]) -> list[Event]:
+        window = _seconds(self.policy, "bursts", "window_s")
+        open_bursts: dict[tuple, Event] = {}
+        kept: list[Event] = []
+        folded = 0
+        for event in events:
+            key = (event.node, event.rule, event.code, event.in_window,
+                   _NUMBERS.sub("#", event.summary))
+            head = open_bursts.get(key)
+            if head is not None and (event.time is None or head.time is None
+                                     or event.time - (head.last_time or head.time) <= window):
+                head.count += 1
+                head.last_time = event.time or head.last_time
+                folded += 1
+                continue
+            open_bursts[key] = event
+            kept.append(event)
+        self.trace.add("filter", "fold_bursts", f"{folded} repeated events folded into bursts")
+        return kept
+
+    # ------------------------------------------------------------------ correlate stage
+    def companion_events(self, live: list[Event]) -> None:
+        changed = []
+        for spec in self.policy.get("companions", []):
+            within = timedelta(seconds=float(spec["within_s"]))
+            roots = [e for e in live if e.kind == spec["root_kind"] and e.base_role == "cause"
+                     and e.demoted_by is None]
+            for event in live:
+                if event.kind not in spec["kinds"] or event.demoted_by is not None:
+                    continue
+                root = next((r for r in roots if r is not event and r.node in (None, event.node)
+                             and r.priority >= event.priority and _close(r, event, within)), None)
+                if root is not None:
+                    _demote(event, "companion_events", root)
+                    changed.append(event)
+        self.trace.add("correlate", "companion_events",
+                       f"{len(changed)} events are the same fault seen by another subsystem", changed)
+
+    def downstream_causes(self, live: list[Event]) -> None:
+        """A cause explained by an earlier, stronger root (e.g. a CUDA crash after a GPU fault)."""
+        table = self.policy["explained_by"]
+        causes = [e for e in live if e.base_role == "cause" and e.demoted_by is None]
+        changed = []
+        for later in causes:
+            links = table.get(later.sub_domain or "", {})
+            for root in causes:
+                if root is later or root.demoted_by is not None or root.priority < later.priority:
+                    continue
+                if not _before_or_near(root, later, self.slack):
+                    continue
+                same_node = root.node is not None and root.node == later.node
+                if (same_node and root.sub_domain in links.get("same_node", [])) or \
+                        root.sub_domain in links.get("any_node", []):
+                    _demote(later, "downstream_causes", root)
+                    changed.append(later)
+                    break
+        apps = sorted((e for e in causes if e.sub_domain == "application" and e.demoted_by is None),
+                      key=Event.sort_key)
+        for later in apps[1:]:
+            _demote(later, "first_failure_explains_rest", apps[0])
+        self.trace.add("correlate", "downstream_causes",
+                       f"{len(changed)} causes explained by an earlier, stronger root", changed)
+        self.trace.add("correlate", "first_failure_explains_rest",
+                       f"{max(0, len(apps) - 1)} later application errors explained by the first "
+                       "failing rank", apps[1:])
+
+    def teardown_after_scheduler_kill(self, live: list[Event]) -> None:
+        if self.workload.state not in _SCHEDULER_KILL_STATES:
+            return
+        kills = [e for e in live if e.kind in ("scheduler_state", "slurm_cancel", "time_limit",
+                                               "cancel_request") and e.time is not None]
+        if not kills:
+            return
+        first_kill = min(kills, key=Event.sort_key)
+        cutoff = first_kill.time - _seconds(self.policy, "window", "teardown_grace_s")
+        changed = []
+        for event in live:
+            if event.demoted_by or event in kills or event.time is None or event.time < cutoff:
+                continue
+            if event.sub_domain in _TEARDOWN_DOMAINS or event.base_role == "symptom":
+                _demote(event, "teardown_after_scheduler_kill", first_kill)
+                changed.append(event)
+        self.trace.add("correlate", "teardown_after_scheduler_kill",
+                       f"{len(changed)} errors printed while Slurm was killing the job are teardown",
+                       changed)
+
+    def cause_explains_symptoms(self, live: list[Event]) -> None:
+        roots = [e for e in live if e.base_role == "cause" and e.demoted_by is None]
+        changed = []
+        for event in live:
+            if event.base_role != "symptom" or event.demoted_by is not None:
+                continue
+            fits = [r for r in roots if _before_or_near(r, event, self.slack)]
+            if not fits:
+                continue
+            best = max(fits, key=lambda r: (r.node == event.node, r.priority,
+                                            -(r.time.timestamp() if r.time else 0)))
+            _demote(event, "cause_explains_symptoms", best)
+            changed.append(event)
+        self.trace.add("correlate", "cause_explains_symptoms",
+                       f"{len(changed)} downstream symptoms explained by a cause", changed)
+
+    # ------------------------------------------------------------------ refine stage
+    def refine(self, live: list[Event]) -> Verdict:
+        contenders = sorted((e for e in live if e.base_role == "cause" and e.demoted_by is None),
+                            key=lambda e: (-e.priority, e.sort_key()))
+        if not contenders:
+            return self._symptoms_only(live)
+        root = contenders[0]
+        margin = int(self.policy["ambiguity"]["margin"])
+        floor = int(self.policy["ambiguity"]["min_priority"])
+        rivals = [e for e in contenders[1:] if e.sub_domain != root.sub_domain
+                  and e.priority >= max(floor, root.priority - margin)]
+        rivals = _one_per_domain(rivals)
+        for event in contenders[1:]:
+            if event not in rivals:
+                _demote(event, "lower_priority_cause", root)
+        if rivals:
+            candidates = [root, *rivals]
+            for event in candidates:
+                event.role = "root"
+            self.trace.add("refine", "ambiguous_causes",
+                           f"{len(candidates)} independent causes in different domains with "
+                           "comparable evidence", candidates)
+            return Verdict(None, candidates, "ambiguous", "ambiguous", self.trace)
+        root.role = "root"
+        self.trace.add("refine", "pick_root",
+                       f"root: {root.code or root.kind} on {root.node or 'job'} "
+                       f"(priority {root.priority}); {len(contenders) - 1} weaker causes demoted",
+                       [root])
+        explained = [e for e in live if e.explained_by == root.index]
+        status = "established" if explained or root.kind == "scheduler_state" else "supported"
+        return Verdict(root, [], status, root.sub_domain or "unknown", self.trace)
+
+    def _symptoms_only(self, live: list[Event]) -> Verdict:
+        hinted = sorted((e for e in live if e.base_role == "symptom" and e.sub_domain),
+                        key=lambda e: (-e.priority, e.sort_key()))
+        if hinted:
+            root = hinted[0]
+            root.role, root.demoted_by = "root", None
+            for event in live:
+                if event is not root and event.demoted_by is None:
+                    _demote(event, "symptom_only_hypothesis", root)
+            self.trace.add("refine", "symptom_only_hypothesis",
+                           f"no cause found; the strongest symptom points at {root.sub_domain}",
+                           [root])
+            return Verdict(root, [], "hypothesis", root.sub_domain or "unknown", self.trace)
+        for event in live:
+            if event.demoted_by is None:
+                event.demoted_by = "no_cause_found"
+        self.trace.add("refine", "no_cause_found",
+                       f"no cause among {len(live)} events; the diagnosis is unknown")
+        return Verdict(None, [], "unknown", "unknown", self.trace)
+
+
+def _close(a: Event, b: Event, within: timedelta) -> bool:
+    if a.time is None or b.time is None:
+        return True
+    return abs(a.time - b.time) <= within
+
+
+def _one_per_domain(events: list[Event]) -> list[Event]:
+    seen: set[str | None] = set()
+    out = []
+    for event in events:
+        if event.sub_domain not in seen:
+            seen.add(event.sub_domain)
+            out.append(event)
+    return out

@@ -1,0 +1,1 @@
+"""Extraction: typed events from raw lines, timestamps placed on the job's timeline."""

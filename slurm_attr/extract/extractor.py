@@ -1,0 +1,238 @@
+"""Extraction: raw log lines in, typed events out.
+
+One combined byte-level prefilter (every pattern's literal keywords) runs over whole blocks of a
+file; only the rare lines it hits are decoded and tried against the full patterns. That keeps the
+cost per byte close to a single regex scan, and memory flat whatever the file size.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from slurm_attr.collect.files import MAX_LINE, ReadStats, clean, decode, iter_blocks
+from slurm_attr.decode import DECODERS, Classification, DecodeContext
+from slurm_attr.decode.base import RANK_PREFIX, render, strip_rank
+from slurm_attr.extract.timestamps import Clock, Stamp
+from slurm_attr.model import Coverage, Event, Observations, SourceRef, Workload
+from slurm_attr.ruleset import Pattern, Ruleset
+
+_LOOKBACK_BYTES = 64 << 10  # earlier text kept for multi-line messages across block boundaries
+_STAMP_SCAN_LINES = 30
+_CARRY_LINES = 50
+
+
+@dataclass
+class _Prefilter:
+    regex: re.Pattern[bytes]
+    patterns: list[Pattern]
+
+
+@dataclass
+class FileScan:
+    """Per-file state while scanning."""
+
+    relpath: str
+    origin: str
+    node: str | None
+    clock: Clock
+    coverage: Coverage
+    path_nodes: str | None = None
+    problems: list[str] = field(default_factory=list)
+
+
+def _build_prefilter(patterns: list[Pattern]) -> _Prefilter:
+    words = sorted({k.encode() for p in patterns for k in p.keywords}, key=lambda w: (-len(w), w))
+    return _Prefilter(re.compile(b"|".join(re.escape(w) for w in words)), patterns)
+
+
+class Extractor:
+    def __init__(self, ruleset: Ruleset, workload: Workload) -> None:
+        self.ruleset = ruleset
+        self.workload = workload
+        self.prefilters = {o: _build_prefilter(ruleset.for_origin(o))
+                           for o in ("node", "app", "controller")}
+        self.ranks_per_node = max(1, workload.gpus_per_node)
+
+    # -------------------------------------------------------------- file level
+    def scan(self, path: Path, scan: FileScan, obs: Observations) -> None:
+        stats = ReadStats()
+        prefilter = self.prefilters[scan.origin]
+        line_base = 0
+        tail = b""
+        first_block = True
+        last_block = b""
+        for block in iter_blocks(path, stats):
+            if first_block:
+                self._head_stamps(block, scan)
+                first_block = False
+            if b"\x00" in block:
+                scan.problems.append("binary data (NUL bytes) in the file")
+            buf = tail + block
+            offset = len(tail)
+            counted_to, counted_lines = offset, line_base
+            last_start = -1
+            for m in prefilter.regex.finditer(buf, offset):
+                start = buf.rfind(b"\n", 0, m.start()) + 1
+                if start == last_start or start < offset:
+                    continue
+                last_start = start
+                counted_lines += buf.count(b"\n", counted_to, start)
+                counted_to = start
+                end = buf.find(b"\n", m.end())
+                self._hit(buf, start, end if end >= 0 else len(buf), counted_lines + 1,
+                          prefilter, scan, obs)
+            line_base += block.count(b"\n")
+            tail = buf[-_LOOKBACK_BYTES:]
+            last_block = block
+        self._tail_stamps(last_block, scan)
+        scan.coverage.lines += line_base
+        scan.coverage.bytes += stats.bytes
+        for problem in sorted(set(stats.problems + scan.problems)):
+            obs.error(scan.coverage.collector, problem, scan.relpath)
+            scan.coverage.notes.append(f"{scan.relpath}: {problem}")
+
+    def _head_stamps(self, block: bytes, scan: FileScan) -> None:
+        for raw in block[: 1 << 16].split(b"\n")[:_STAMP_SCAN_LINES]:
+            stamp = self._stamp(decode(raw)[0], scan)
+            if stamp.when is not None:
+                scan.coverage.saw(stamp.when)
+                return
+
+    def _tail_stamps(self, block: bytes, scan: FileScan) -> None:
+        for raw in reversed(block[-(1 << 16):].split(b"\n")[-_STAMP_SCAN_LINES:]):
+            stamp = scan.clock.parse(decode(raw)[0])
+            if stamp.when is not None:
+                scan.coverage.saw(stamp.when)
+                return
+
+    def _stamp(self, text: str, scan: FileScan) -> Stamp:
+        stamp = scan.clock.parse(RANK_PREFIX.sub("", text, count=1))
+        if stamp.when is not None and stamp.mono is not None and stamp.quality != "boot_relative":
+            scan.clock.learn_boot(stamp.when, stamp.mono)
+        return stamp
+
+    # -------------------------------------------------------------- line level
+    def _hit(self, buf: bytes, start: int, end: int, line_no: int, prefilter: _Prefilter,
+             scan: FileScan, obs: Observations) -> None:
+        raw = buf[start:end]
+        if len(raw) > MAX_LINE:
+            raw = raw[:MAX_LINE]
+            scan.problems.append(f"line longer than {MAX_LINE} bytes was cut")
+        text, replaced = decode(raw)
+        if replaced:
+            scan.problems.append("bytes that are not UTF-8 were replaced")
+        text = text.rstrip("\r")
+        body, rank = strip_rank(text) if scan.origin == "app" else (text, None)
+        found = self._match(body, prefilter.patterns)
+        if found is None:
+            return
+        pattern, fields = found
+        if rank is not None:
+            fields.setdefault("rank", rank)
+        node = self._node_for(fields, scan)
+        fields["node"] = node or "?"
+        before: list[str] = []
+        if pattern.context_before:
+            before = self._lines_before(buf, start, pattern.context_before)
+        cls = self._classify(pattern, fields, before)
+        if cls is None or not self._belongs(pattern, fields, cls.node or node):
+            return
+        node = cls.node if cls.node in self.workload.nodes else node
+        stamp = self._stamp(text, scan)
+        when, quality = stamp.when, stamp.quality
+        if when is None and stamp.mono is not None:
+            quality = "boot_relative_unplaced"
+        if when is None and scan.origin != "node":
+            when = self._carried_time(buf, start, scan)
+            quality = "carried" if when else "none"
+        fields.pop("node", None)
+        obs.events.append(Event(
+            kind=cls.kind or pattern.kind, rule=pattern.id, node=node, time=when,
+            time_quality=quality, source=SourceRef(scan.relpath, line_no, clean(text)[:4000]),
+            sub_domain=cls.sub_domain, base_role=cls.role, priority=cls.priority,
+            summary=clean(cls.summary)[:500], code=cls.code, action=cls.action,
+            fields={k: clean(str(v))[:300] for k, v in {**fields, **cls.fields}.items()
+                    if v not in (None, "")},
+        ))
+
+    def _match(self, body: str, patterns: list[Pattern]) -> tuple[Pattern, dict[str, str]] | None:
+        """The first specific pattern that matches; a generic one only adds its fields."""
+        generic: tuple[Pattern, dict[str, str]] | None = None
+        for pattern in patterns:
+            if not any(k in body for k in pattern.keywords):
+                continue
+            m = pattern.regex.search(body)
+            if m is None:
+                continue
+            fields = {**pattern.fields, **{k: v for k, v in m.groupdict().items() if v is not None}}
+            if not pattern.generic:
+                if generic is not None:
+                    fields = {**generic[1], **fields, "generic_rule": generic[0].id}
+                return pattern, fields
+            if generic is None:
+                generic = (pattern, fields)
+        return generic
+
+    def _classify(self, pattern: Pattern, fields: dict[str, str], before: list[str]
+                  ) -> Classification | None:
+        generic = fields.get("generic_rule")
+        if generic:
+            # A specific match (e.g. a CUDA error) inside an exception line: keep the traceback.
+            ctx = DecodeContext(self.ruleset, self.workload, before)
+            DECODERS["python_exception"](dict(fields), ctx)
+        if pattern.decoder:
+            decoder = DECODERS.get(pattern.decoder)
+            if decoder is None:
+                return None
+            return decoder(fields, DecodeContext(self.ruleset, self.workload, before))
+        return Classification(
+            role=pattern.role, sub_domain=pattern.sub_domain, priority=pattern.priority,
+            summary=render(pattern.summary, fields), code=render(pattern.code, fields) or None,
+            action=pattern.action,
+        )
+
+    def _belongs(self, pattern: Pattern, fields: dict[str, str], node: str | None) -> bool:
+        if pattern.match_job:
+            job = fields.get("job") or fields.get("rjob")
+            if job is not None and job != self.workload.job_id:
+                return False
+            failed = fields.get("node") or fields.get("rnode")
+            if failed and failed != "?" and "node" not in pattern.regex.groupindex:
+                fields["failed_node"] = failed
+        return not pattern.match_node or node in self.workload.nodes
+
+    def _node_for(self, fields: dict[str, str], scan: FileScan) -> str | None:
+        if scan.origin == "node":
+            return scan.node
+        for key in ("node", "rnode", "host"):
+            named = fields.get(key)
+            if named:
+                short = named.split(".", 1)[0]
+                if short in self.workload.nodes:
+                    return short
+        if scan.path_nodes:
+            return scan.path_nodes
+        rank = fields.get("rank")
+        if rank is not None and rank.isdigit():
+            index = int(rank) // self.ranks_per_node
+            if index < len(self.workload.nodes):
+                fields["node_from"] = "rank (block distribution)"
+                return self.workload.nodes[index]
+        return None
+
+    @staticmethod
+    def _lines_before(buf: bytes, start: int, count: int) -> list[str]:
+        lo = max(0, start - _LOOKBACK_BYTES)
+        chunk = buf[lo:start].split(b"\n")[:-1]
+        if lo > 0:
+            chunk = chunk[1:]
+        return [decode(x)[0].rstrip("\r") for x in chunk[-count:]]
+
+    def _carried_time(self, buf: bytes, start: int, scan: FileScan):
+        for line in reversed(self._lines_before(buf, start, _CARRY_LINES)):
+            stamp = scan.clock.parse(RANK_PREFIX.sub("", line, count=1))
+            if stamp.when is not None:
+                return stamp.when
+        return None

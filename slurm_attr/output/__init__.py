@@ -1,0 +1,1 @@
+"""Output: the versioned diagnosis JSON and its terminal summary."""

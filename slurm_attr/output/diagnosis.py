@@ -1,0 +1,98 @@
+"""The diagnosis document (schema slurm-attr/diagnosis/v1): the contract every consumer reads."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from slurm_attr.engine.pipeline import Verdict
+from slurm_attr.model import SCHEMA, Event, Observations, Workload
+from slurm_attr.ruleset import Ruleset
+
+_COVERAGE_ORDER = {"job_output": 0, "node_syslog": 1, "controller": 2, "metrics": 3, "sacct": 4}
+
+
+def _root_cause(event: Event, events: list[Event], ruleset: Ruleset) -> dict[str, Any]:
+    same_fault = [e for e in events if e.explained_by == event.index
+                  and e.demoted_by == "companion_events"]
+    nodes = sorted({n for n in [event.node, *(e.node for e in same_fault)] if n})
+    return {
+        "kind": event.kind,
+        "code": event.code,
+        "nodes": nodes,
+        "gpu": {k: event.fields[k] for k in ("pci", "gpu", "link") if k in event.fields} or None,
+        "time": event.time.isoformat() if event.time else None,
+        "explanation": event.summary,
+        "action": event.action or ruleset.policy["default_actions"].get(event.sub_domain or ""),
+        "event": event.index,
+        "evidence": [event.index, *(e.index for e in same_fault)],
+    }
+
+
+def _verdict_sentence(workload: Workload, sub_domain: str, root: Event | None,
+                      candidates: list[Event]) -> str:
+    job = f"Job {workload.job_id}" + (f" (attempt {workload.attempt})" if workload.attempt else "")
+    if root is not None:
+        where = f" on {root.node}" if root.node else ""
+        return f"{job} ended {workload.state}: {root.code or root.kind}{where}. {root.summary}"
+    if candidates:
+        names = "; ".join(f"{c.sub_domain} ({c.code or c.kind} on {c.node or 'job'})"
+                          for c in candidates)
+        return f"{job} ended {workload.state}: the evidence fits more than one cause: {names}."
+    return (f"{job} ended {workload.state}: no cause was found in the logs that could be read "
+            "(see coverage).")
+
+
+def _affected_nodes(workload: Workload, root: Event | None, candidates: list[Event],
+                    root_cause: dict[str, Any] | None) -> list[str]:
+    if root_cause and root_cause["nodes"]:
+        return root_cause["nodes"]
+    if candidates:
+        return sorted({c.node for c in candidates if c.node})
+    if root is not None and root.kind == "scheduler_state":
+        return list(workload.nodes)
+    return []
+
+
+def build(workload: Workload, obs: Observations, events: list[Event], verdict: Verdict,
+          ruleset: Ruleset) -> dict[str, Any]:
+    root = verdict.root
+    outcomes = ruleset.policy["outcomes"]
+    root_cause = _root_cause(root, events, ruleset) if root is not None else None
+    sub_domain = verdict.sub_domain
+    outcome = outcomes.get(sub_domain, "unknown")
+    if root is not None and root.kind == "scheduler_state" and workload.state == "CANCELLED" \
+            and (workload.reason or "").strip() in ("by 0", "0", "root"):
+        outcome = "scheduler"  # cancelled by root/SlurmUser: automation or an admin, not the user
+    missing = [c for c in obs.coverage if c.status in ("missing", "error", "refused")]
+    coverage = sorted(obs.coverage, key=lambda c: (_COVERAGE_ORDER.get(c.collector, 9),
+                                                   c.node or ""))
+    return {
+        "schema": SCHEMA,
+        "ruleset_version": ruleset.version,
+        "workload": workload.to_dict(),
+        "terminal_state": workload.state,
+        "outcome": outcome,
+        "sub_domain": sub_domain,
+        "evidence_status": verdict.evidence_status,
+        "verdict": _verdict_sentence(workload, sub_domain, root, verdict.candidates),
+        "root_cause": root_cause,
+        "candidates": [
+            {"sub_domain": c.sub_domain, "outcome": outcomes.get(c.sub_domain or "", "unknown"),
+             "code": c.code, "node": c.node, "time": c.time.isoformat() if c.time else None,
+             "explanation": c.summary, "priority": c.priority, "event": c.index}
+            for c in verdict.candidates
+        ],
+        "affected_nodes": _affected_nodes(workload, root, verdict.candidates, root_cause),
+        "symptoms": [e.to_dict() for e in events],
+        "coverage": [c.to_dict() for c in coverage],
+        "missing_sources": [f"{c.collector}{'/' + c.node if c.node else ''}: {c.reason}"
+                            for c in missing],
+        "errors": sorted(obs.errors, key=lambda e: (e["collector"], e["file"] or "", e["message"])),
+        "rule_trace": verdict.trace.entries,
+    }
+
+
+def dumps(diagnosis: dict[str, Any]) -> str:
+    """Byte-identical for the same inputs: sorted keys, no timestamps of the run itself."""
+    return json.dumps(diagnosis, sort_keys=True, indent=2, ensure_ascii=False) + "\n"

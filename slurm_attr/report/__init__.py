@@ -1,0 +1,1 @@
+"""Static HTML, text, JSON and CSV reports over stored diagnoses."""

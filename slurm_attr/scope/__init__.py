@@ -1,0 +1,1 @@
+"""Scope: which job attempt, on which nodes, in which time window (execution-context connectors)."""

@@ -1,0 +1,1 @@
+"""Diagnosis store: SQLAlchemy models, queue and repository (SQLite or PostgreSQL)."""

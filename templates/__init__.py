@@ -1,0 +1,1 @@
+"""The built-in report templates, shipped inside the package as `slurm_attr.templates`."""
