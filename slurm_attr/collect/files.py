@@ -6,7 +6,6 @@ and nothing raises on bad content: problems are returned as notes for the covera
 
 from __future__ import annotations
 
-import gzip
 import re
 import zlib
 from collections.abc import Iterator
@@ -42,25 +41,59 @@ def rotation_order(paths: list[Path]) -> list[Path]:
     return sorted(paths, key=key)
 
 
-def _open(path: Path):
+class _GzipStream:
+    """Streaming gunzip that keeps every byte decoded before a truncation or corruption."""
+
+    def __init__(self, path: Path, stats: ReadStats) -> None:
+        self.fh = open(path, "rb")  # noqa: SIM115 - closed in close()
+        self.stats = stats
+        self.inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+
+    def read(self, size: int) -> bytes:
+        out = b""
+        while len(out) < size:
+            raw = self.fh.read(1 << 20)
+            if not raw:
+                if not self.inflater.eof:
+                    self.stats.problems.append("truncated compressed data: the archive ends early")
+                return out + self.inflater.flush()
+            try:
+                out += self.inflater.decompress(raw)
+                while self.inflater.eof and self.inflater.unused_data:  # concatenated members
+                    rest = self.inflater.unused_data
+                    self.inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+                    out += self.inflater.decompress(rest)
+            except zlib.error as exc:
+                self.stats.problems.append(f"corrupt compressed data: {exc}")
+                self.fh.seek(0, 2)
+                return out
+        return out
+
+    def close(self) -> None:
+        self.fh.close()
+
+    def __enter__(self) -> _GzipStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _open(path: Path, stats: ReadStats):
     with open(path, "rb") as probe:
         magic = probe.read(2)
     if magic == b"\x1f\x8b":
-        return gzip.open(path, "rb")
-    return open(path, "rb")
+        return _GzipStream(path, stats)
+    return open(path, "rb")  # noqa: SIM115 - used as a context manager by the caller
 
 
 def iter_blocks(path: Path, stats: ReadStats) -> Iterator[bytes]:
     """Yield blocks of whole lines. Cuts gigantic lines and survives truncated archives."""
     carry = b""
     try:
-        with _open(path) as fh:
+        with _open(path, stats) as fh:
             while True:
-                try:
-                    data = fh.read(BLOCK)
-                except (EOFError, OSError, zlib.error) as exc:
-                    stats.problems.append(f"truncated or corrupt compressed data: {exc}")
-                    data = b""
+                data = fh.read(BLOCK)
                 if not data:
                     break
                 stats.bytes += len(data)

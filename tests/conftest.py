@@ -1,0 +1,40 @@
+from __future__ import annotations
+
+import json
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "sample_jobs"
+
+
+def sample_dirs() -> list[Path]:
+    return sorted(p for p in SAMPLES.iterdir() if (p / "workload.json").is_file())
+
+
+@pytest.fixture
+def make_bundle(tmp_path):
+    """A minimal bundle: 2 nodes, one hour, FAILED; files given as {relpath: bytes|str}."""
+
+    def make(files: dict[str, bytes | str], **workload) -> Path:
+        root = tmp_path / "bundle"
+        if root.exists():
+            shutil.rmtree(root)
+        root.mkdir()
+        doc = {"cluster": "t", "job_id": "4242", "nodes": "gpu-[01-02]",
+               "start": "2026-11-20T10:00:00+00:00", "end": "2026-11-20T11:00:00+00:00",
+               "state": "FAILED", "exit_code": "1:0", "user": "u", "partition": "p", **workload}
+        (root / "workload.json").write_text(json.dumps(doc))
+        for rel, content in files.items():
+            path = root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(content.encode() if isinstance(content, str) else content)
+        return root
+
+    return make
+
+
+T0 = datetime(2026, 11, 20, 10, 0, tzinfo=UTC)
