@@ -102,3 +102,22 @@ def test_terminal_summary_neutralises_escape_sequences(make_bundle):
     result = CliRunner().invoke(cli, ["analyze", str(make_bundle({"app/out.log": evil}))])
     assert result.exit_code == 0
     assert "\x1b" not in result.stdout and "\x07" not in result.stdout
+
+
+def test_hyperscan_and_re_prefilters_find_the_same_lines():
+    from slurm_attr.extract import extractor
+    from slurm_attr.ruleset import load
+
+    patterns = load().for_origin("app")
+    fast = extractor._Prefilter(patterns)
+    text = (NCCL + "plain line\n" + "[rank1]: ValueError: x\n" * 3 + "CUDA out of memory\n").encode()
+    saved = extractor.hyperscan
+    try:
+        extractor.hyperscan = None
+        portable = extractor._Prefilter(patterns)
+    finally:
+        extractor.hyperscan = saved
+    line_of = lambda hits: sorted({text.rfind(b"\n", 0, h) + 1 for h in hits})  # noqa: E731
+    assert portable.db is None
+    assert line_of(fast.hits(text, 0)) == line_of(portable.hits(text, 0))
+    assert len(line_of(portable.hits(text, 0))) == 5

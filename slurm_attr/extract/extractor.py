@@ -23,10 +23,36 @@ _STAMP_SCAN_LINES = 30
 _CARRY_LINES = 50
 
 
-@dataclass
+try:  # Hyperscan scans many literals at once at several GB/s; `re` is the portable fallback.
+    import hyperscan
+except ImportError:  # pragma: no cover - depends on the platform
+    hyperscan = None
+
+
 class _Prefilter:
-    regex: re.Pattern[bytes]
-    patterns: list[Pattern]
+    """Finds the lines that hold any pattern keyword: the only lines worth decoding."""
+
+    def __init__(self, patterns: list[Pattern]) -> None:
+        self.patterns = patterns
+        words = sorted({k.encode() for p in patterns for k in p.keywords}, key=lambda w: (-len(w), w))
+        self.regex = re.compile(b"|".join(re.escape(w) for w in words))
+        self.db = None
+        if hyperscan is not None and words:
+            self.db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+            self.db.compile(expressions=[re.escape(w) for w in words], ids=list(range(len(words))),
+                            elements=len(words), flags=[0] * len(words))
+
+    def hits(self, buf: bytes, offset: int) -> list[int]:
+        """Byte offsets (ascending) of keyword matches at or after offset."""
+        if self.db is None:
+            return [m.start() for m in self.regex.finditer(buf, offset)]
+        ends: list[int] = []
+
+        def on_match(_id: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
+            ends.append(end - 1)
+
+        self.db.scan(buf[offset:], match_event_handler=on_match)
+        return sorted(offset + e for e in ends)
 
 
 @dataclass
@@ -42,16 +68,11 @@ class FileScan:
     problems: list[str] = field(default_factory=list)
 
 
-def _build_prefilter(patterns: list[Pattern]) -> _Prefilter:
-    words = sorted({k.encode() for p in patterns for k in p.keywords}, key=lambda w: (-len(w), w))
-    return _Prefilter(re.compile(b"|".join(re.escape(w) for w in words)), patterns)
-
-
 class Extractor:
     def __init__(self, ruleset: Ruleset, workload: Workload) -> None:
         self.ruleset = ruleset
         self.workload = workload
-        self.prefilters = {o: _build_prefilter(ruleset.for_origin(o))
+        self.prefilters = {o: _Prefilter(ruleset.for_origin(o))
                            for o in ("node", "app", "controller")}
         self.ranks_per_node = max(1, workload.gpus_per_node)
 
@@ -73,14 +94,14 @@ class Extractor:
             offset = len(tail)
             counted_to, counted_lines = offset, line_base
             last_start = -1
-            for m in prefilter.regex.finditer(buf, offset):
-                start = buf.rfind(b"\n", 0, m.start()) + 1
+            for pos in prefilter.hits(buf, offset):
+                start = buf.rfind(b"\n", 0, pos) + 1
                 if start == last_start or start < offset:
                     continue
                 last_start = start
                 counted_lines += buf.count(b"\n", counted_to, start)
                 counted_to = start
-                end = buf.find(b"\n", m.end())
+                end = buf.find(b"\n", pos)
                 self._hit(buf, start, end if end >= 0 else len(buf), counted_lines + 1,
                           prefilter, scan, obs)
             line_base += block.count(b"\n")
