@@ -61,6 +61,63 @@ def analyze(bundles: tuple[Path, ...], fmt: str, rules_dir: str | None, save: bo
         sys.exit(2)
 
 
+@cli.command()
+@click.option("--since", default="1d", show_default=True, help="1d, 12h, 30m, 2w or an ISO date.")
+@click.option("--until", default=None, help="End of the window (default: now).")
+@click.option("--cluster")
+@click.option("--partition")
+@click.option("--user")
+@click.option("--node")
+@click.option("--sub-domain")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "csv", "html"]),
+              default="text", show_default=True)
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False),
+              help="Output directory for --format html (default: ./slurm-attr-report).")
+@click.option("--max-job-pages", default=5000, show_default=True,
+              help="Write a page for at most this many (most recent) attempts.")
+@click.option("--db", envvar="SLURM_ATTR_DB", help=DB_HELP)
+def report(since: str, until: str | None, cluster: str | None, partition: str | None,
+           user: str | None, node: str | None, sub_domain: str | None, fmt: str,
+           out: Path | None, max_job_pages: int, db: str | None) -> None:
+    """Report the failures diagnosed in a time window."""
+    from datetime import UTC, datetime
+
+    from slurm_attr.report import render
+    from slurm_attr.report.query import Filters, load_frame, parse_when
+    from slurm_attr.store.repository import Store
+
+    try:
+        window = Filters(parse_when(since), parse_when(until) if until else datetime.now(UTC),
+                         cluster, partition, user, node, sub_domain)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from exc
+    with Store.open(db) as store:
+        df = load_frame(store, window)
+        if fmt == "html":
+            target = out or Path("slurm-attr-report")
+            counts = render.write_site(store, df, window, target, max_job_pages=max_job_pages)
+            click.echo(f"wrote {target}/index.html ({counts['rows']} attempts, "
+                       f"{counts['job_pages']} job pages, {counts['node_pages']} node pages)")
+            return
+    writers = {"text": render.render_text, "json": render.render_json, "csv": render.render_csv}
+    click.echo(writers[fmt](df), nl=False)
+
+
+@cli.group()
+def db() -> None:
+    """Database maintenance."""
+
+
+@db.command("upgrade")
+@click.option("--db", "url", envvar="SLURM_ATTR_DB", help=DB_HELP)
+def db_upgrade(url: str | None) -> None:
+    """Create or migrate the schema to the latest version."""
+    from slurm_attr.store.repository import resolve_url, upgrade
+
+    upgrade(resolve_url(url))
+    click.echo("database is at the latest schema")
+
+
 def main() -> None:
     cli()
 

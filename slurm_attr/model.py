@@ -72,9 +72,13 @@ class SourceRef:
     file: str
     line: int
     text: str
+    match: str = ""  # the part of the line the rule matched, for highlighting
+    before: tuple[str, ...] = ()
+    after: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"file": self.file, "line": self.line, "text": self.text}
+        return {"file": self.file, "line": self.line, "text": self.text, "match": self.match,
+                "before": list(self.before), "after": list(self.after)}
 
 
 @dataclass(eq=False)

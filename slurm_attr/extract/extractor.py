@@ -21,6 +21,7 @@ from slurm_attr.ruleset import Pattern, Ruleset
 _LOOKBACK_BYTES = 64 << 10  # earlier text kept for multi-line messages across block boundaries
 _STAMP_SCAN_LINES = 30
 _CARRY_LINES = 50
+_CONTEXT_LINES = 2
 
 
 try:  # Hyperscan scans many literals at once at several GB/s; `re` is the portable fallback.
@@ -149,7 +150,7 @@ class Extractor:
         found = self._match(body, prefilter.patterns)
         if found is None:
             return
-        pattern, fields = found
+        pattern, fields, matched = found
         if rank is not None:
             fields.setdefault("rank", rank)
         node = self._node_for(fields, scan)
@@ -171,16 +172,19 @@ class Extractor:
         fields.pop("node", None)
         obs.events.append(Event(
             kind=cls.kind or pattern.kind, rule=pattern.id, node=node, time=when,
-            time_quality=quality, source=SourceRef(scan.relpath, line_no, clean(text)[:4000]),
+            time_quality=quality,
+            source=SourceRef(scan.relpath, line_no, clean(text)[:4000], clean(matched)[:4000],
+                             *self._context(buf, start, end)),
             sub_domain=cls.sub_domain, base_role=cls.role, priority=cls.priority,
             summary=clean(cls.summary)[:500], code=cls.code, action=cls.action,
             fields={k: clean(str(v))[:300] for k, v in {**fields, **cls.fields}.items()
                     if v not in (None, "")},
         ))
 
-    def _match(self, body: str, patterns: list[Pattern]) -> tuple[Pattern, dict[str, str]] | None:
+    def _match(self, body: str, patterns: list[Pattern]
+               ) -> tuple[Pattern, dict[str, str], str] | None:
         """The first specific pattern that matches; a generic one only adds its fields."""
-        generic: tuple[Pattern, dict[str, str]] | None = None
+        generic: tuple[Pattern, dict[str, str], str] | None = None
         for pattern in patterns:
             if not any(k in body for k in pattern.keywords):
                 continue
@@ -191,9 +195,9 @@ class Extractor:
             if not pattern.generic:
                 if generic is not None:
                     fields = {**generic[1], **fields, "generic_rule": generic[0].id}
-                return pattern, fields
+                return pattern, fields, m.group(0)
             if generic is None:
-                generic = (pattern, fields)
+                generic = (pattern, fields, m.group(0))
         return generic
 
     def _classify(self, pattern: Pattern, fields: dict[str, str], before: list[str]
@@ -242,6 +246,12 @@ class Extractor:
                 fields["node_from"] = "rank (block distribution)"
                 return self.workload.nodes[index]
         return None
+
+    def _context(self, buf: bytes, start: int, end: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """Two lines either side of a hit, for showing the evidence in context."""
+        before = tuple(clean(x)[:300] for x in self._lines_before(buf, start, _CONTEXT_LINES))
+        after = buf[end + 1: end + 1 + 4096].split(b"\n")[:_CONTEXT_LINES]
+        return before, tuple(clean(decode(x)[0])[:300] for x in after if x)
 
     @staticmethod
     def _lines_before(buf: bytes, start: int, count: int) -> list[str]:

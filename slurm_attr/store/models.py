@@ -1,0 +1,150 @@
+"""SQLAlchemy 2.x models: clusters, job attempts, diagnoses, events, coverage and the work queue."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Cluster(Base):
+    __tablename__ = "clusters"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(128), unique=True)
+
+
+class Attempt(Base):
+    """One attempt of one job (requeues are separate attempts)."""
+
+    __tablename__ = "attempts"
+    __table_args__ = (
+        UniqueConstraint("cluster_id", "job_id", "attempt", name="uq_attempt"),
+        Index("ix_attempts_end", "end_time"),
+        Index("ix_attempts_user", "user_name"),
+        Index("ix_attempts_partition", "partition"),
+    )
+    id: Mapped[int] = mapped_column(primary_key=True)
+    cluster_id: Mapped[int] = mapped_column(ForeignKey("clusters.id"))
+    job_id: Mapped[str] = mapped_column(String(64))
+    attempt: Mapped[int] = mapped_column(Integer, default=0)
+    name: Mapped[str] = mapped_column(String(256), default="")
+    user_name: Mapped[str] = mapped_column(String(128), default="")
+    partition: Mapped[str] = mapped_column(String(128), default="")
+    nodelist: Mapped[str] = mapped_column(Text, default="")
+    n_nodes: Mapped[int] = mapped_column(Integer, default=0)
+    gpus_per_node: Mapped[int] = mapped_column(Integer, default=0)
+    start_time: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    end_time: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    elapsed_s: Mapped[float] = mapped_column(Float, default=0.0)
+    state: Mapped[str] = mapped_column(String(32))
+    exit_code: Mapped[str] = mapped_column(String(32), default="")
+    cluster: Mapped[Cluster] = relationship()
+    diagnoses: Mapped[list[Diagnosis]] = relationship(back_populates="attempt",
+                                                      cascade="all, delete-orphan")
+
+
+class Diagnosis(Base):
+    __tablename__ = "diagnoses"
+    __table_args__ = (
+        Index("ix_diagnoses_current", "attempt_id", "is_current"),
+        Index("ix_diagnoses_sub_domain", "sub_domain"),
+    )
+    id: Mapped[int] = mapped_column(primary_key=True)
+    attempt_id: Mapped[int] = mapped_column(ForeignKey("attempts.id", ondelete="CASCADE"))
+    is_current: Mapped[bool] = mapped_column(Boolean, default=True)
+    ruleset_version: Mapped[str] = mapped_column(String(32))
+    document_hash: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    outcome: Mapped[str] = mapped_column(String(32))
+    sub_domain: Mapped[str] = mapped_column(String(32))
+    evidence_status: Mapped[str] = mapped_column(String(32))
+    verdict: Mapped[str] = mapped_column(Text)
+    root_code: Mapped[str | None] = mapped_column(String(128))
+    root_kind: Mapped[str | None] = mapped_column(String(64))
+    root_time: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    coverage_ok: Mapped[float] = mapped_column(Float, default=1.0)
+    document: Mapped[dict] = mapped_column(JSON)
+    attempt: Mapped[Attempt] = relationship(back_populates="diagnoses")
+    events: Mapped[list[EventRow]] = relationship(cascade="all, delete-orphan")
+    nodes: Mapped[list[DiagnosisNode]] = relationship(cascade="all, delete-orphan")
+    coverage: Mapped[list[CoverageRow]] = relationship(cascade="all, delete-orphan")
+
+
+class DiagnosisNode(Base):
+    """Nodes a diagnosis implicates (root cause or candidates): the per-node history index."""
+
+    __tablename__ = "diagnosis_nodes"
+    __table_args__ = (Index("ix_diagnosis_nodes_node", "node"),)
+    diagnosis_id: Mapped[int] = mapped_column(ForeignKey("diagnoses.id", ondelete="CASCADE"),
+                                              primary_key=True)
+    node: Mapped[str] = mapped_column(String(128), primary_key=True)
+
+
+class EventRow(Base):
+    __tablename__ = "events"
+    __table_args__ = (Index("ix_events_diagnosis", "diagnosis_id"), Index("ix_events_node", "node"))
+    id: Mapped[int] = mapped_column(primary_key=True)
+    diagnosis_id: Mapped[int] = mapped_column(ForeignKey("diagnoses.id", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(64))
+    code: Mapped[str | None] = mapped_column(String(128))
+    node: Mapped[str | None] = mapped_column(String(128))
+    time: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    role: Mapped[str] = mapped_column(String(16))
+    demoted_by: Mapped[str | None] = mapped_column(String(64))
+    sub_domain: Mapped[str | None] = mapped_column(String(32))
+    count: Mapped[int] = mapped_column(Integer, default=1)
+    summary: Mapped[str] = mapped_column(Text)
+    source_file: Mapped[str] = mapped_column(Text)
+    source_line: Mapped[int] = mapped_column(Integer)
+    source_text: Mapped[str] = mapped_column(Text)
+
+
+class CoverageRow(Base):
+    __tablename__ = "coverage"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    diagnosis_id: Mapped[int] = mapped_column(ForeignKey("diagnoses.id", ondelete="CASCADE"))
+    collector: Mapped[str] = mapped_column(String(32))
+    node: Mapped[str | None] = mapped_column(String(128))
+    status: Mapped[str] = mapped_column(String(16))
+    reason: Mapped[str | None] = mapped_column(Text)
+    lines: Mapped[int] = mapped_column(Integer, default=0)
+    bytes: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class QueueEntry(Base):
+    """A finished job waiting for diagnosis; leases let a crashed worker's job be taken again."""
+
+    __tablename__ = "queue"
+    __table_args__ = (
+        UniqueConstraint("cluster", "job_id", "attempt", name="uq_queue_attempt"),
+        Index("ix_queue_state", "state", "not_before"),
+    )
+    id: Mapped[int] = mapped_column(primary_key=True)
+    cluster: Mapped[str] = mapped_column(String(128))
+    job_id: Mapped[str] = mapped_column(String(64))
+    attempt: Mapped[int] = mapped_column(Integer, default=0)
+    state: Mapped[str] = mapped_column(String(16), default="pending")  # pending|leased|done|dead
+    payload: Mapped[dict] = mapped_column(JSON)
+    tries: Mapped[int] = mapped_column(Integer, default=0)
+    not_before: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    last_error: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
