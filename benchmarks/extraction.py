@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import random
-import resource
 import shutil
 import statistics
 import subprocess
@@ -107,7 +106,8 @@ def main() -> None:
         o, g = statistics.median(ours), statistics.median(theirs)
         print(f"file: {mb:.0f} MB, {lines} lines")
         print(f"slurm-attr extractor: median {o:.2f} s  {lines / o / 1e6:.2f} M lines/s  {mb / o:.0f} MB/s")
-        print(f"grep -E (same patterns): median {g:.2f} s  {lines / g / 1e6:.2f} M lines/s  {mb / g:.0f} MB/s")
+        print(f"grep -E (same patterns): median {g:.2f} s  {lines / g / 1e6:.2f} M lines/s  "
+              f"{mb / g:.0f} MB/s")
         print(f"ratio (slurm-attr throughput / grep throughput): {g / o:.2f}")
         small = tmp / "small"
         make_log(small, max(16, args.size_mb // 16))
@@ -115,7 +115,6 @@ def main() -> None:
               f"{peak_rss_mb(big):.0f} MB at {mb:.0f} MB input")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    _ = resource
 
 
 if __name__ == "__main__":

@@ -9,13 +9,11 @@ import re
 import shutil
 import subprocess
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from conftest import ROOT, sample_dirs
 
-from slurm_attr.analyze import analyze_bundle
 from slurm_attr.cli import cli
 from slurm_attr.report.query import parse_when
 

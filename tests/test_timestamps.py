@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -48,5 +48,5 @@ def test_raw_dmesg_is_placed_by_a_learned_boot_time():
 
 
 def test_garbage_has_no_time():
-    assert Clock(ANCHOR, timezone.utc).parse("hello 99:99:99 world").when is None
+    assert Clock(ANCHOR, UTC).parse("hello 99:99:99 world").when is None
     assert Clock(ANCHOR, UTC).parse("Feb 30 10:00:00 x").when is None

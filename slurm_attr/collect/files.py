@@ -84,7 +84,7 @@ def _open(path: Path, stats: ReadStats):
         magic = probe.read(2)
     if magic == b"\x1f\x8b":
         return _GzipStream(path, stats)
-    return open(path, "rb")  # noqa: SIM115 - used as a context manager by the caller
+    return open(path, "rb")
 
 
 def iter_blocks(path: Path, stats: ReadStats) -> Iterator[bytes]:
