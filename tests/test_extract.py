@@ -121,3 +121,13 @@ def test_hyperscan_and_re_prefilters_find_the_same_lines():
     assert portable.db is None
     assert line_of(fast.hits(text, 0)) == line_of(portable.hits(text, 0))
     assert len(line_of(portable.hits(text, 0))) == 5
+
+
+def test_specific_match_inside_an_exception_keeps_its_traceback(make_bundle):
+    log = ("[rank2]: Traceback (most recent call last):\n"
+           '[rank2]:   File "/w/train.py", line 9, in step\n'
+           "[rank2]: RuntimeError: CUDA error: an illegal memory access was encountered\n")
+    d = analyze_bundle(make_bundle({"app/out.log": log}))
+    event = next(s for s in d["symptoms"] if s["kind"] == "cuda_error")
+    assert event["fields"]["frame"] == "/w/train.py:9 in step"
+    assert event["fields"]["exc"] == "RuntimeError"

@@ -76,6 +76,7 @@ class Extractor:
         self.prefilters = {o: _Prefilter(ruleset.for_origin(o))
                            for o in ("node", "app", "controller")}
         self.ranks_per_node = max(1, workload.gpus_per_node)
+        self.generic_depth = max((p.context_before for p in ruleset.patterns if p.generic), default=0)
 
     # -------------------------------------------------------------- file level
     def scan(self, path: Path, scan: FileScan, obs: Observations) -> None:
@@ -155,9 +156,10 @@ class Extractor:
             fields.setdefault("rank", rank)
         node = self._node_for(fields, scan)
         fields["node"] = node or "?"
-        before: list[str] = []
-        if pattern.context_before:
-            before = self._lines_before(buf, start, pattern.context_before)
+        depth = pattern.context_before
+        if "generic_rule" in fields:  # the exception's traceback lies above the line
+            depth = max(depth, self.generic_depth)
+        before = self._lines_before(buf, start, depth) if depth else []
         cls = self._classify(pattern, fields, before)
         if cls is None or not self._belongs(pattern, fields, cls.node or node):
             return
@@ -184,21 +186,27 @@ class Extractor:
     def _match(self, body: str, patterns: list[Pattern]
                ) -> tuple[Pattern, dict[str, str], str] | None:
         """The first specific pattern that matches; a generic one only adds its fields."""
+        specific: tuple[Pattern, dict[str, str], str] | None = None
         generic: tuple[Pattern, dict[str, str], str] | None = None
         for pattern in patterns:
+            if (generic if pattern.generic else specific) is not None:
+                continue
             if not any(k in body for k in pattern.keywords):
                 continue
             m = pattern.regex.search(body)
             if m is None:
                 continue
             fields = {**pattern.fields, **{k: v for k, v in m.groupdict().items() if v is not None}}
-            if not pattern.generic:
-                if generic is not None:
-                    fields = {**generic[1], **fields, "generic_rule": generic[0].id}
-                return pattern, fields, m.group(0)
-            if generic is None:
+            if pattern.generic:
                 generic = (pattern, fields, m.group(0))
-        return generic
+            else:
+                specific = (pattern, fields, m.group(0))
+        if specific is None:
+            return generic
+        if generic is None:
+            return specific
+        pattern, fields, matched = specific
+        return pattern, {**generic[1], **fields, "generic_rule": generic[0].id}, matched
 
     def _classify(self, pattern: Pattern, fields: dict[str, str], before: list[str]
                   ) -> Classification | None:
@@ -206,7 +214,7 @@ class Extractor:
         if generic:
             # A specific match (e.g. a CUDA error) inside an exception line: keep the traceback.
             ctx = DecodeContext(self.ruleset, self.workload, before)
-            DECODERS["python_exception"](dict(fields), ctx)
+            DECODERS["python_exception"](fields, ctx)
         if pattern.decoder:
             decoder = DECODERS.get(pattern.decoder)
             if decoder is None:

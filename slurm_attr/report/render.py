@@ -138,10 +138,9 @@ def _chart(df: pd.DataFrame) -> dict[str, Any]:
 
 def _overview(df: pd.DataFrame, nodes: pd.DataFrame, store: Store) -> dict[str, Any]:
     if df.empty:
-        empty = pd.DataFrame()
         return {"total": 0, "gpu_hours": 0, "by_outcome": [], "by_sub_domain": [], "nodes": [],
                 "causes": [], "lost": [], "poor": [], "dead": load_dead_letters(store).to_dict("records"),
-                "chart": _chart(df), "empty": empty}
+                "chart": _chart(df)}
     by_node = nodes.merge(df[["diagnosis_id", "sub_domain"]], on="diagnosis_id")
     top_nodes = (by_node.groupby("node").agg(failures=("diagnosis_id", "count"),
                                              top=("sub_domain", lambda s: s.mode().iloc[0]))
