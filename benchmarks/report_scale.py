@@ -1,8 +1,9 @@
 """Report speed at fleet scale: N diagnoses over 30 days on 2,000 nodes (default N = 100,000).
 
 Usage: python benchmarks/report_scale.py [--n 100000] [--repeat 3]
-Fills a fresh SQLite store through the normal save path (the sample diagnoses, re-stamped onto
-random jobs, nodes and times), then times `report --format html` for 30 days and for 1 day, and a
+Fills a fresh SQLite store through the save path the worker uses (the sample diagnoses,
+re-stamped onto random jobs, nodes and times, stored 500 per transaction with their job-page body
+rendered), then times `report --format html` for 30 days and for 1 day, and a
 plain `report --format csv` over 30 days as the baseline measured in the same run.
 """
 
@@ -19,7 +20,7 @@ from pathlib import Path
 
 from slurm_attr.analyze import analyze_bundle
 from slurm_attr.report.query import Filters, load_frame
-from slurm_attr.report.render import render_csv, write_site
+from slurm_attr.report.render import job_page_body, render_csv, write_site
 from slurm_attr.store.repository import Store
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_jobs"
@@ -29,6 +30,7 @@ def fill(store: Store, n: int, now: datetime) -> None:
     rng = random.Random(1)
     templates = [analyze_bundle(b) for b in sorted(SAMPLES.iterdir()) if (b / "workload.json").exists()]
     nodes = [f"gpu-{i:04d}" for i in range(2000)]
+    batch = []
     for i in range(n):
         d = copy.deepcopy(rng.choice(templates))
         end = now - timedelta(seconds=rng.uniform(0, 30 * 86400))
@@ -39,7 +41,10 @@ def fill(store: Store, n: int, now: datetime) -> None:
         picked = sorted(rng.sample(nodes, k=min(len(w["nodes"]), 8)))
         w["nodes"], w["nodelist"] = picked, ",".join(picked)
         d["affected_nodes"] = picked[:1] if d["affected_nodes"] else []
-        store.save_diagnosis(d)
+        batch.append(d)
+        if len(batch) == 500 or i == n - 1:
+            store.save_many(batch, render_page=job_page_body)
+            batch = []
 
 
 def timed(fn) -> float:

@@ -7,9 +7,12 @@ from typing import Any
 
 from slurm_attr import ruleset as rules
 from slurm_attr.collect.bundle import BundleCollector
+from slurm_attr.collect.slurm import SlurmCollector
+from slurm_attr.config import Settings
 from slurm_attr.engine.pipeline import Engine
 from slurm_attr.model import Observations, Workload
 from slurm_attr.output.diagnosis import build
+from slurm_attr.scope.slurm import SlurmClient, workload_from
 from slurm_attr.scope.static import load_workload
 
 
@@ -17,6 +20,22 @@ def diagnose(workload: Workload, obs: Observations, rules_dir: str | None = None
     ruleset = rules.load(rules_dir)
     events, verdict = Engine(ruleset, workload).run(obs)
     return build(workload, obs, events, verdict, ruleset)
+
+
+def diagnose_attempt(facts: dict[str, Any], cluster: str, env: dict[str, str], settings: Settings,
+                     client: SlurmClient) -> dict[str, Any]:
+    """Diagnose one ended attempt of a live cluster from its sacct facts and epilog environment."""
+    workload = workload_from(facts, cluster)
+    ruleset = rules.load(settings.rules)
+    obs = SlurmCollector(workload, ruleset, settings, env, client).collect()
+    return diagnose(workload, obs, settings.rules)
+
+
+def minimal_env(facts: dict[str, Any], cluster: str) -> dict[str, str]:
+    """What a job's epilog would have said, rebuilt from sacct (backfill, on-demand analysis)."""
+    return {"SLURM_JOB_ID": facts["job_id"], "SLURM_JOB_USER": facts["user"],
+            "SLURM_JOB_WORK_DIR": facts.get("work_dir") or "", "SLURM_CLUSTER_NAME": cluster,
+            "SLURM_JOB_RESTART_COUNT": str(facts["attempt"])}
 
 
 def analyze_bundle(bundle: Path, rules_dir: str | None = None) -> dict[str, Any]:

@@ -24,41 +24,97 @@ def cli() -> None:
 
 
 @cli.command()
-@click.argument("bundles", nargs=-1, required=True,
-                type=click.Path(path_type=Path, file_okay=False))
+@click.argument("bundles", nargs=-1, type=click.Path(path_type=Path, file_okay=False))
+@click.option("--job", "job_id", help="Diagnose this job of the live cluster (sacct and its logs).")
+@click.option("--attempt", type=int, default=None,
+              help="With --job: which attempt (0 = first run; default: the last).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
 @click.option("--rules", "rules_dir", type=click.Path(exists=True, file_okay=False),
               envvar="SLURM_ATTR_RULES", help="Rules directory (default: the built-in rules).")
 @click.option("--save", is_flag=True, help="Store the diagnoses in the database.")
 @click.option("--db", envvar="SLURM_ATTR_DB", help=DB_HELP)
-def analyze(bundles: tuple[Path, ...], fmt: str, rules_dir: str | None, save: bool,
-            db: str | None) -> None:
-    """Diagnose static job bundles (see README: the bundle layout)."""
-    diagnoses = []
-    failed = False
+def analyze(bundles: tuple[Path, ...], job_id: str | None, attempt: int | None, fmt: str,
+            rules_dir: str | None, save: bool, db: str | None) -> None:
+    """Diagnose static job bundles (see README: the bundle layout) or one live job (--job)."""
+    if bool(bundles) == bool(job_id):
+        raise click.UsageError("give bundle directories or --job JOBID (not both)")
+    diagnoses, failed = [], False
+    if job_id:
+        diagnoses.append((f"job {job_id}", _analyze_live(job_id, attempt, rules_dir, db)))
     for bundle in bundles:
         try:
-            diagnoses.append((bundle, analyze_bundle(bundle, rules_dir)))
+            diagnoses.append((str(bundle), analyze_bundle(bundle, rules_dir)))
         except (BundleError, RuleError) as exc:
             click.echo(f"slurm-attr: {bundle}: {exc}", err=True)
             failed = True
-    for bundle, diagnosis in diagnoses:
+    for label, diagnosis in diagnoses:
         if fmt == "json":
             click.echo(dumps(diagnosis), nl=False)
         else:
             if len(diagnoses) > 1:
-                click.echo(f"== {bundle}")
+                click.echo(f"== {label}")
             click.echo(render_summary(diagnosis))
     if save and diagnoses:
+        from slurm_attr.report.render import job_page_body
         from slurm_attr.store.repository import Store
 
         with Store.open(db) as store:
-            for _, diagnosis in diagnoses:
-                store.save_diagnosis(diagnosis)
+            store.save_many([d for _, d in diagnoses], render_page=job_page_body)
         click.echo(f"saved {len(diagnoses)} diagnoses", err=True)
     if failed:
         sys.exit(2)
+
+
+def _analyze_live(job_id: str, attempt: int | None, rules_dir: str | None,
+                  db: str | None) -> dict:
+    from dataclasses import replace
+
+    from slurm_attr.analyze import diagnose_attempt, minimal_env
+    from slurm_attr.scope.slurm import SlurmClient, SlurmError
+
+    settings = replace(_settings(), rules=rules_dir or _settings().rules)
+    client = SlurmClient(settings)
+    try:
+        attempts = client.sacct([job_id]).get(job_id, [])
+        if not attempts:
+            raise click.ClickException(f"sacct knows no job {job_id}")
+        if attempt is not None and not 0 <= attempt < len(attempts):
+            raise click.ClickException(f"job {job_id} has attempts 0..{len(attempts) - 1}")
+        facts = attempts[-1 if attempt is None else attempt]
+        if facts["end"] is None:
+            raise click.ClickException(f"job {job_id} has not ended ({facts['state']})")
+        cluster = facts["cluster"] or client.cluster_name()
+        env = _queued_env(db, cluster, job_id, facts["end"]) or minimal_env(facts, cluster)
+        return diagnose_attempt(facts, cluster, env, settings, client)
+    except SlurmError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+def _queued_env(db: str | None, cluster: str, job_id: str, attempt: int) -> dict[str, str] | None:
+    """The epilog's environment for this attempt, when the queue has it (it names the output files)."""
+    from sqlalchemy import select
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from slurm_attr.store.models import QueueEntry
+    from slurm_attr.store.repository import Store
+
+    try:
+        with Store.open(db) as store, store.sessions() as s:
+            return s.scalar(select(QueueEntry.payload).where(
+                QueueEntry.cluster == cluster, QueueEntry.job_id == job_id,
+                QueueEntry.attempt == attempt))
+    except SQLAlchemyError:
+        return None
+
+
+def _settings():
+    from slurm_attr import config
+
+    try:
+        return config.load()
+    except config.ConfigError as exc:
+        raise click.ClickException(f"configuration: {exc}") from exc
 
 
 @cli.command()
@@ -116,6 +172,113 @@ def db_upgrade(url: str | None) -> None:
 
     upgrade(resolve_url(url))
     click.echo("database is at the latest schema")
+
+
+@cli.command()
+@click.option("--once", is_flag=True, help="Drain what is queued, then exit (for cron or tests).")
+@click.option("--poll", default=5.0, show_default=True, help="Seconds between looks at the spool.")
+@click.option("--batch", default=20, show_default=True, help="Jobs claimed (and sacct'ed) at once.")
+@click.option("--db", envvar="SLURM_ATTR_DB", help=DB_HELP)
+@click.option("-v", "--verbose", is_flag=True)
+def worker(once: bool, poll: float, batch: int, db: str | None, verbose: bool) -> None:
+    """Diagnose the jobs the epilog queues (runs until SIGTERM; see the systemd unit)."""
+    import logging
+
+    from slurm_attr.worker.loop import Worker
+
+    logging.basicConfig(level=logging.INFO if verbose or not once else logging.WARNING,
+                        format="%(asctime)s %(levelname)s %(message)s")
+    settings = _settings()
+    with _open_store(db, wait=not once, poll_s=poll) as store:
+        w = Worker(store, settings)
+        w.handle_signals()
+        handled = w.run(poll_s=poll, once=once, batch=batch)
+    click.echo(f"handled {handled} jobs", err=True)
+
+
+def _open_store(db: str | None, *, wait: bool, poll_s: float):
+    """Open (and migrate) the store; a long-running worker waits for a database that is down."""
+    import logging
+    import time
+
+    from sqlalchemy.exc import OperationalError
+
+    from slurm_attr.store.repository import Store
+
+    while True:
+        try:
+            return Store.open(db)
+        except OperationalError as exc:
+            if not wait:
+                raise click.ClickException(f"database unavailable: {exc}") from exc
+            logging.getLogger("slurm_attr.worker").error(
+                "database unavailable, retrying in %.0fs: %s", poll_s, str(exc).splitlines()[0])
+            time.sleep(poll_s)
+
+
+@cli.command()
+@click.option("--since", default="7d", show_default=True, help="1d, 12h, 2w or an ISO date.")
+@click.option("--until", default=None, help="End of the window (default: now).")
+@click.option("--db", envvar="SLURM_ATTR_DB", help=DB_HELP)
+def backfill(since: str, until: str | None, db: str | None) -> None:
+    """Diagnose failed jobs straight from sacct history (clusters that ran without the hook)."""
+    from datetime import UTC, datetime
+
+    from slurm_attr.report.query import parse_when
+    from slurm_attr.scope.slurm import SlurmError
+    from slurm_attr.store.repository import Store
+    from slurm_attr.worker.backfill import enqueue_failed
+    from slurm_attr.worker.loop import Worker
+
+    try:
+        start, end = parse_when(since), parse_when(until) if until else datetime.now(UTC)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from exc
+    settings = _settings()
+    with Store.open(db) as store:
+        w = Worker(store, settings)
+        w.handle_signals()
+        try:
+            queued = enqueue_failed(w, start, end)
+        except SlurmError as exc:
+            raise click.ClickException(str(exc)) from exc
+        with click.progressbar(length=queued, label=f"diagnosing {queued} attempts",
+                               file=sys.stderr) as bar:
+            handled = w.drain(progress=bar.update)
+    click.echo(f"queued {queued} failed attempts, diagnosed or retried {handled}", err=True)
+
+
+@cli.group()
+def epilog() -> None:
+    """The EpilogSlurmctld hook that queues every finished job."""
+
+
+@epilog.command("install")
+@click.option("--spool", type=click.Path(path_type=Path), default=None,
+              help="Spool directory (default: $SLURM_ATTR_SPOOL, the config file, /var/spool/slurm-attr).")
+@click.option("--dest", type=click.Path(path_type=Path, dir_okay=False),
+              default=Path("/usr/local/sbin/slurm-attr-epilog"), show_default=True,
+              help="Where to write the hook.")
+@click.option("--slurm-conf", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="slurm.conf to read SlurmUser from (default: $SLURM_CONF or /etc/slurm/slurm.conf).")
+@click.option("--slurm-user", default=None, help="Override SlurmUser (the user the hook runs as).")
+@click.option("--print-only", is_flag=True, help="Print the hook and the slurm.conf lines; write nothing.")
+def epilog_install(spool: Path | None, dest: Path, slurm_conf: Path | None, slurm_user: str | None,
+                   print_only: bool) -> None:
+    """Install the hook, prepare its spool and print the slurm.conf lines."""
+    from slurm_attr import config, hook
+
+    spool = (spool or Path(config.load().spool)).absolute()
+    user = slurm_user or hook.slurm_user(slurm_conf)
+    try:
+        if print_only:
+            click.echo(hook.script_text(str(spool)), nl=False)
+        else:
+            hook.install(spool, dest.absolute(), user)
+            click.echo(f"wrote {dest} (spool {spool}, writable by {user})", err=True)
+    except (hook.HookError, OSError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(hook.conf_lines(dest.absolute()), nl=False, err=print_only)
 
 
 def main() -> None:

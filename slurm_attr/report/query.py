@@ -96,6 +96,17 @@ def load_documents(store: Store, ids: list[int]) -> dict[int, dict]:
     return docs
 
 
+def load_pages(store: Store, ids: list[int]) -> dict[int, tuple[str | None, str | None]]:
+    """Cached job-page bodies: diagnosis id -> (template version, html)."""
+    pages: dict[int, tuple[str | None, str | None]] = {}
+    with store.engine.connect() as conn:
+        for i in range(0, len(ids), 2000):
+            q = select(Diagnosis.id, Diagnosis.page_version, Diagnosis.page_html).where(
+                Diagnosis.id.in_(ids[i:i + 2000]))
+            pages.update({row[0]: (row[1], row[2]) for row in conn.execute(q)})
+    return pages
+
+
 def load_dead_letters(store: Store) -> pd.DataFrame:
     q = select(QueueEntry.cluster, QueueEntry.job_id, QueueEntry.attempt, QueueEntry.tries,
                QueueEntry.last_error, QueueEntry.updated_at).where(QueueEntry.state == "dead")

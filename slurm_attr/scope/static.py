@@ -17,7 +17,7 @@ from slurm_attr.model import Workload
 from slurm_attr.scope.sacct_json import select_attempt
 
 STATES = {"FAILED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "CANCELLED", "PREEMPTED",
-          "BOOT_FAIL", "DEADLINE", "COMPLETED"}
+          "BOOT_FAIL", "DEADLINE", "COMPLETED", "REQUEUED"}
 
 
 class BundleError(Exception):

@@ -80,6 +80,10 @@ class Diagnosis(Base):
     root_time: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     coverage_ok: Mapped[float] = mapped_column(Float, default=1.0)
     document: Mapped[dict] = mapped_column(JSON)
+    # The rendered body of the job page and the template version it came from: a report then
+    # only wraps it, and a template upgrade re-renders it once.
+    page_version: Mapped[str | None] = mapped_column(String(16))
+    page_html: Mapped[str | None] = mapped_column(Text, deferred=True)
     attempt: Mapped[Attempt] = relationship(back_populates="diagnoses")
     events: Mapped[list[EventRow]] = relationship(cascade="all, delete-orphan")
     nodes: Mapped[list[DiagnosisNode]] = relationship(cascade="all, delete-orphan")
@@ -129,22 +133,31 @@ class CoverageRow(Base):
 
 
 class QueueEntry(Base):
-    """A finished job waiting for diagnosis; leases let a crashed worker's job be taken again."""
+    """A job end to diagnose; leases let a crashed worker's job be taken again.
+
+    One row per epilog run (`entry` is its spool file name) or per backfilled attempt. The
+    attempt an epilog run is about is found by its end time, not by SLURM_JOB_RESTART_COUNT: on
+    22.05 the epilog of a requeued attempt already reports the next attempt's count."""
 
     __tablename__ = "queue"
     __table_args__ = (
-        UniqueConstraint("cluster", "job_id", "attempt", name="uq_queue_attempt"),
+        UniqueConstraint("cluster", "entry", name="uq_queue_entry"),
         Index("ix_queue_state", "state", "not_before"),
+        Index("ix_queue_job", "cluster", "job_id"),
     )
     id: Mapped[int] = mapped_column(primary_key=True)
     cluster: Mapped[str] = mapped_column(String(128))
+    entry: Mapped[str] = mapped_column(String(128))
     job_id: Mapped[str] = mapped_column(String(64))
-    attempt: Mapped[int] = mapped_column(Integer, default=0)
+    attempt: Mapped[int] = mapped_column(Integer, default=0)  # restart count as reported
+    ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))  # when the epilog ran
     state: Mapped[str] = mapped_column(String(16), default="pending")  # pending|leased|done|dead
     payload: Mapped[dict] = mapped_column(JSON)
     tries: Mapped[int] = mapped_column(Integer, default=0)
     not_before: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    lease_owner: Mapped[str | None] = mapped_column(String(128))  # host:pid of the worker
+    source: Mapped[str] = mapped_column(String(16), default="epilog")  # epilog|backfill|manual
     last_error: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from importlib import resources
 from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, create_engine, event, select
+from sqlalchemy import Engine, create_engine, delete, event, insert, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
+from slurm_attr import config
 from slurm_attr.store.models import (
     Attempt,
     Cluster,
@@ -23,11 +24,12 @@ from slurm_attr.store.models import (
     EventRow,
 )
 
-DEFAULT_URL = "sqlite:///slurm-attr.db"
+# Renders the cached job-page body of a diagnosis: returns (template version, html).
+PageRenderer = Callable[[dict[str, Any]], tuple[str, str]]
 
 
 def resolve_url(url: str | None) -> str:
-    return url or os.environ.get("SLURM_ATTR_DB") or DEFAULT_URL
+    return url or config.load().db
 
 
 def make_engine(url: str) -> Engine:
@@ -84,71 +86,150 @@ class Store:
         self.engine.dispose()
 
     # ------------------------------------------------------------------ writing
-    def _cluster(self, s: Session, name: str) -> Cluster:
-        cluster = s.scalar(select(Cluster).where(Cluster.name == name))
-        if cluster is None:
-            cluster = Cluster(name=name)
-            s.add(cluster)
-            s.flush()
-        return cluster
-
-    def _attempt(self, s: Session, w: dict[str, Any]) -> Attempt:
-        cluster = self._cluster(s, w["cluster"])
-        row = s.scalar(select(Attempt).where(Attempt.cluster_id == cluster.id,
-                                             Attempt.job_id == w["job_id"],
-                                             Attempt.attempt == w["attempt"]))
-        if row is None:
-            row = Attempt(cluster_id=cluster.id, job_id=w["job_id"], attempt=w["attempt"])
-            s.add(row)
-        row.name, row.user_name, row.partition = w["name"], w["user"], w["partition"]
-        row.nodelist, row.n_nodes = w["nodelist"], len(w["nodes"])
-        row.gpus_per_node = w.get("gpus_per_node", 0)
-        row.start_time, row.end_time = _parse_time(w["start"]), _parse_time(w["end"])
-        row.elapsed_s, row.state, row.exit_code = w["elapsed_s"], w["state"], w["exit_code"]
-        s.flush()
-        return row
-
-    def save_diagnosis(self, d: dict[str, Any], *, keep_history: bool = False) -> bool:
+    def save_diagnosis(self, d: dict[str, Any], *, keep_history: bool = False,
+                       render_page: PageRenderer | None = None) -> bool:
         """Store one diagnosis atomically. Returns False when an identical one is already stored."""
-        digest = _document_hash(d)
-        with self.sessions.begin() as s:
-            attempt = self._attempt(s, d["workload"])
-            current = s.scalars(select(Diagnosis).where(Diagnosis.attempt_id == attempt.id,
-                                                        Diagnosis.is_current.is_(True))).all()
-            if any(c.document_hash == digest for c in current):
-                return False
-            for old in current:
-                if keep_history:
-                    old.is_current = False
-                else:
-                    s.delete(old)
-            s.add(self._diagnosis_row(attempt, d, digest))
-        return True
+        return self.save_many([d], keep_history=keep_history, render_page=render_page) == 1
 
-    def save_many(self, diagnoses: list[dict[str, Any]]) -> int:
-        return sum(self.save_diagnosis(d) for d in diagnoses)
+    def save_many(self, diagnoses: Sequence[dict[str, Any]], *, keep_history: bool = False,
+                  render_page: PageRenderer | None = None, chunk: int = 500) -> int:
+        """Store diagnoses, `chunk` per transaction; returns how many were new or changed.
+
+        A diagnosis is all-or-nothing: a crash loses at most the uncommitted chunk, which a retry
+        stores again (writes are idempotent). Rows go in with one executemany per table."""
+        stored = 0
+        for i in range(0, len(diagnoses), chunk):
+            with self.sessions.begin() as s:
+                stored += self.save_in(s, diagnoses[i:i + chunk], keep_history=keep_history,
+                                      render_page=render_page)
+        return stored
+
+    def save_in(self, s: Session, docs: Sequence[dict[str, Any]], *, keep_history: bool,
+                    render_page: PageRenderer | None) -> int:
+        docs = list({_attempt_key(d["workload"]): d for d in docs}.values())  # last one wins
+        attempts = self._upsert_attempts(s, [d["workload"] for d in docs])
+        current: dict[int, list[tuple[int, str]]] = {}
+        for diag_id, attempt_id, digest in s.execute(
+                select(Diagnosis.id, Diagnosis.attempt_id, Diagnosis.document_hash)
+                .where(Diagnosis.attempt_id.in_(list(attempts.values())),
+                       Diagnosis.is_current.is_(True))):
+            current.setdefault(attempt_id, []).append((diag_id, digest))
+        new, replaced = [], []
+        for d in docs:
+            attempt_id, digest = attempts[_attempt_key(d["workload"])], _document_hash(d)
+            old = current.get(attempt_id, [])
+            if any(h == digest for _, h in old):
+                continue
+            replaced += [i for i, _ in old]
+            new.append((attempt_id, digest, d))
+        if replaced:
+            stmt = (update(Diagnosis).where(Diagnosis.id.in_(replaced)).values(is_current=False)
+                    if keep_history else delete(Diagnosis).where(Diagnosis.id.in_(replaced)))
+            s.execute(stmt)
+        if new:
+            self._insert_diagnoses(s, new, render_page)
+        return len(new)
+
+    def _upsert_attempts(self, s: Session, workloads: list[dict[str, Any]]) -> dict[tuple, int]:
+        """Insert or refresh the attempts; returns (cluster, job_id, attempt) -> attempt id."""
+        clusters = {name: self._cluster_id(s, name) for name in {w["cluster"] for w in workloads}}
+        ids: dict[tuple, int] = {}
+        for name, cluster_id in clusters.items():
+            job_ids = [w["job_id"] for w in workloads if w["cluster"] == name]
+            for i in range(0, len(job_ids), 500):
+                for row_id, job_id, attempt in s.execute(
+                        select(Attempt.id, Attempt.job_id, Attempt.attempt)
+                        .where(Attempt.cluster_id == cluster_id, Attempt.job_id.in_(job_ids[i:i + 500]))):
+                    ids[(name, job_id, attempt)] = row_id
+        known, fresh = [], []
+        for w in workloads:
+            values = _attempt_values(w, clusters[w["cluster"]])
+            if _attempt_key(w) in ids:
+                known.append({"id": ids[_attempt_key(w)], **values})
+            else:
+                fresh.append((_attempt_key(w), values))
+        if known:
+            s.execute(update(Attempt), known)
+        if fresh:
+            returned = s.execute(insert(Attempt).returning(Attempt.id, sort_by_parameter_order=True),
+                                 [values for _, values in fresh]).scalars().all()
+            ids.update(zip([key for key, _ in fresh], returned, strict=True))
+        return ids
 
     @staticmethod
-    def _diagnosis_row(attempt: Attempt, d: dict[str, Any], digest: str) -> Diagnosis:
-        rc = d.get("root_cause") or {}
-        cov = d["coverage"]
-        usable = [c for c in cov if c["collector"] in ("job_output", "node_syslog")]
-        ok = sum(c["status"] == "ok" for c in usable) / len(usable) if usable else 0.0
-        implicated = set(d["affected_nodes"]) | {c["node"] for c in d["candidates"] if c["node"]}
-        return Diagnosis(
-            attempt_id=attempt.id, is_current=True, ruleset_version=d["ruleset_version"],
-            document_hash=digest, created_at=datetime.now(UTC), outcome=d["outcome"],
-            sub_domain=d["sub_domain"], evidence_status=d["evidence_status"], verdict=d["verdict"],
-            root_code=rc.get("code"), root_kind=rc.get("kind"), root_time=_parse_time(rc.get("time")),
-            coverage_ok=ok, document=d,
-            nodes=[DiagnosisNode(node=n) for n in sorted(implicated)],
-            events=[EventRow(
-                position=e["id"], kind=e["kind"], code=e["code"], node=e["node"],
-                time=_parse_time(e["time"]), role=e["role"], demoted_by=e["demoted_by"],
-                sub_domain=e["sub_domain"], count=e["count"], summary=e["summary"],
-                source_file=e["source"]["file"], source_line=e["source"]["line"],
-                source_text=e["source"]["text"]) for e in d["symptoms"]],
-            coverage=[CoverageRow(collector=c["collector"], node=c["node"], status=c["status"],
-                                  reason=c["reason"], lines=c["lines"], bytes=c["bytes"])
-                      for c in cov],
-        )
+    def _cluster_id(s: Session, name: str) -> int:
+        cluster_id = s.scalar(select(Cluster.id).where(Cluster.name == name))
+        if cluster_id is None:
+            cluster_id = s.execute(insert(Cluster).values(name=name).returning(Cluster.id)).scalar_one()
+        return cluster_id
+
+    @staticmethod
+    def _insert_diagnoses(s: Session, new: list[tuple[int, str, dict[str, Any]]],
+                          render_page: PageRenderer | None) -> None:
+        now = datetime.now(UTC)
+        rows = []
+        for attempt_id, digest, d in new:
+            row = _diagnosis_values(attempt_id, d, digest, now)
+            if render_page:
+                row["page_version"], row["page_html"] = render_page(d)
+            rows.append(row)
+        ids = s.execute(insert(Diagnosis).returning(Diagnosis.id, sort_by_parameter_order=True),
+                        rows).scalars().all()
+        nodes, events, coverage = [], [], []
+        for diag_id, (_, _, d) in zip(ids, new, strict=True):
+            implicated = set(d["affected_nodes"]) | {c["node"] for c in d["candidates"] if c["node"]}
+            nodes += [{"diagnosis_id": diag_id, "node": n} for n in sorted(implicated)]
+            events += [_event_values(diag_id, e) for e in d["symptoms"]]
+            coverage += [{"diagnosis_id": diag_id, "collector": c["collector"], "node": c["node"],
+                          "status": c["status"], "reason": c["reason"], "lines": c["lines"],
+                          "bytes": c["bytes"]} for c in d["coverage"]]
+        for model, values in ((DiagnosisNode, nodes), (EventRow, events), (CoverageRow, coverage)):
+            if values:
+                s.execute(insert(model), values)
+
+    def has_diagnosis(self, cluster: str, job_id: str, attempt: int) -> bool:
+        with self.sessions() as s:
+            return s.scalar(
+                select(Diagnosis.id).join(Attempt, Diagnosis.attempt_id == Attempt.id)
+                .join(Cluster, Attempt.cluster_id == Cluster.id)
+                .where(Cluster.name == cluster, Attempt.job_id == job_id, Attempt.attempt == attempt,
+                       Diagnosis.is_current.is_(True)).limit(1)) is not None
+
+    def cache_pages(self, pages: Sequence[tuple[int, str, str]]) -> None:
+        """Store rendered job-page bodies: (diagnosis id, template version, html)."""
+        with self.sessions.begin() as s:
+            s.execute(update(Diagnosis), [{"id": i, "page_version": v, "page_html": h}
+                                          for i, v, h in pages])
+
+
+def _attempt_key(w: dict[str, Any]) -> tuple[str, str, int]:
+    return (w["cluster"], w["job_id"], w["attempt"])
+
+
+def _attempt_values(w: dict[str, Any], cluster_id: int) -> dict[str, Any]:
+    return {"cluster_id": cluster_id, "job_id": w["job_id"], "attempt": w["attempt"],
+            "name": w["name"], "user_name": w["user"], "partition": w["partition"],
+            "nodelist": w["nodelist"], "n_nodes": len(w["nodes"]),
+            "gpus_per_node": w.get("gpus_per_node", 0), "start_time": _parse_time(w["start"]),
+            "end_time": _parse_time(w["end"]), "elapsed_s": w["elapsed_s"], "state": w["state"],
+            "exit_code": w["exit_code"]}
+
+
+def _diagnosis_values(attempt_id: int, d: dict[str, Any], digest: str, now: datetime) -> dict[str, Any]:
+    rc = d.get("root_cause") or {}
+    usable = [c for c in d["coverage"] if c["collector"] in ("job_output", "node_syslog")]
+    ok = sum(c["status"] == "ok" for c in usable) / len(usable) if usable else 0.0
+    return {"attempt_id": attempt_id, "is_current": True, "ruleset_version": d["ruleset_version"],
+            "document_hash": digest, "created_at": now, "outcome": d["outcome"],
+            "sub_domain": d["sub_domain"], "evidence_status": d["evidence_status"],
+            "verdict": d["verdict"], "root_code": rc.get("code"), "root_kind": rc.get("kind"),
+            "root_time": _parse_time(rc.get("time")), "coverage_ok": ok, "document": d,
+            "page_version": None, "page_html": None}
+
+
+def _event_values(diag_id: int, e: dict[str, Any]) -> dict[str, Any]:
+    return {"diagnosis_id": diag_id, "position": e["id"], "kind": e["kind"], "code": e["code"],
+            "node": e["node"], "time": _parse_time(e["time"]), "role": e["role"],
+            "demoted_by": e["demoted_by"], "sub_domain": e["sub_domain"], "count": e["count"],
+            "summary": e["summary"], "source_file": e["source"]["file"],
+            "source_line": e["source"]["line"], "source_text": e["source"]["text"]}

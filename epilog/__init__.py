@@ -1,0 +1,1 @@
+"""The EpilogSlurmctld hook, shipped inside the package so `slurm-attr epilog install` can copy it."""

@@ -1,0 +1,191 @@
+"""Collecting the observations of one attempt from files: job output, node logs, controller log,
+metrics. Where the files come from (a static bundle, or a live cluster's log paths) is described by
+`Sources`; reading, coverage and extraction are the same for both.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, tzinfo
+from pathlib import Path
+
+from slurm_attr.collect.files import rotation_order
+from slurm_attr.extract.extractor import Extractor, FileScan
+from slurm_attr.extract.timestamps import Clock, zone_for
+from slurm_attr.model import Coverage, Event, Observations, SourceRef, Workload
+from slurm_attr.ruleset import Ruleset
+
+# Raw `dmesg` (seconds since boot) is read last on a node, once its syslog has given a boot time.
+_RAW_DMESG_NAMES = ("dmesg",)
+
+
+@dataclass
+class SourceFile:
+    path: Path
+    name: str  # how evidence names it: bundle-relative, or the path on the cluster
+    node: str | None = None  # a node the file belongs to (a path component naming one)
+    identity: tuple[int, int] | None = None  # (st_dev, st_ino) checked for permission; see _opened
+
+
+@dataclass
+class Sources:
+    """The files to read for one attempt, and why a collector has none."""
+
+    app: list[SourceFile] = field(default_factory=list)
+    nodes: dict[str, list[SourceFile]] = field(default_factory=dict)
+    controller: list[SourceFile] = field(default_factory=list)
+    metrics: list[SourceFile] = field(default_factory=list)
+    missing: dict[str, str] = field(default_factory=dict)  # collector -> reason ({node} allowed)
+    # Files named for a collector that were not read: status "missing" or "refused", with why.
+    unread: list[Coverage] = field(default_factory=list)
+    extra_events: list[Event] = field(default_factory=list)  # e.g. node state history
+    extra_coverage: list[Coverage] = field(default_factory=list)
+
+
+def finish(cov: Coverage, had_files: bool, missing_reason: str) -> None:
+    if not had_files:
+        cov.status, cov.reason = "missing", missing_reason
+    elif cov.lines == 0 and cov.bytes == 0:
+        cov.status, cov.reason = "empty", "the files are empty"
+    elif cov.notes:
+        cov.status, cov.reason = "ok", "read with problems (see notes)"
+    else:
+        cov.status = "ok"
+
+
+@contextmanager
+def _opened(source: SourceFile) -> Iterator[Path]:
+    """The path to read. A file whose permissions were checked is opened without following a
+    link and must still be the inode that was checked, so swapping it afterwards gains nothing."""
+    if source.identity is None:
+        yield source.path
+        return
+    fd = os.open(source.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    try:
+        st = os.fstat(fd)
+        if (st.st_dev, st.st_ino) != source.identity or not stat.S_ISREG(st.st_mode):
+            raise PermissionError("the file changed after its permission check")
+        yield Path(f"/proc/self/fd/{fd}")
+    finally:
+        os.close(fd)
+
+
+class LogCollector:
+    def __init__(self, workload: Workload, ruleset: Ruleset, sources: Sources) -> None:
+        self.workload = workload
+        self.sources = sources
+        self.extractor = Extractor(ruleset, workload)
+        self.tz: tzinfo = zone_for(workload.timezone, workload.start.tzinfo or UTC)
+
+    def collect(self) -> Observations:
+        obs = Observations()
+        self._app(obs)
+        for node in self.workload.nodes:
+            self._node(node, obs)
+        self._controller(obs)
+        self._metrics(obs)
+        obs.events.extend(self.sources.extra_events)
+        obs.coverage.extend(self.sources.extra_coverage)
+        return obs
+
+    def _clock(self) -> Clock:
+        return Clock(self.workload.end, self.tz)
+
+    def _missing(self, collector: str, node: str | None = None) -> str:
+        return self.sources.missing.get(collector, "nothing to read").replace("{node}", node or "")
+
+    def _scan_all(self, files: list[SourceFile], origin: str, node: str | None, cov: Coverage,
+                  obs: Observations, clock: Clock | None = None) -> None:
+        clock = clock or self._clock()
+        for source in files:
+            cov.files.append(source.name)
+            scan = FileScan(source.name, origin, node, clock if origin == "node" else self._clock(),
+                            cov, path_nodes=source.node)
+            try:
+                with _opened(source) as path:
+                    self.extractor.scan(path, scan, obs)
+            except Exception as exc:  # a broken file must never stop the diagnosis
+                obs.error(cov.collector, f"{type(exc).__name__}: {exc}", source.name)
+                cov.notes.append(f"{source.name}: could not be read ({type(exc).__name__})")
+
+    def _app(self, obs: Observations) -> None:
+        cov = Coverage("job_output", None)
+        files = self.sources.app
+        self._scan_all(files, "app", None, cov, obs)
+        unread = [c for c in self.sources.unread if c.collector == "job_output"]
+        finish(cov, bool(files), "; ".join(c.reason or "" for c in unread)
+               or self._missing("job_output"))
+        if any(c.status == "refused" for c in unread) and not files:
+            cov.status = "refused"
+        elif files:
+            cov.notes += [c.reason or "" for c in unread]
+        obs.coverage.append(cov)
+
+    def _node(self, node: str, obs: Observations) -> None:
+        cov = Coverage("node_syslog", node)
+        files = self.sources.nodes.get(node, [])
+        raw = [f for f in files if Path(f.name).name.startswith(_RAW_DMESG_NAMES)]
+        by_path = {f.path: f for f in files}
+        ordered = [by_path[p] for p in rotation_order([f.path for f in files if f not in raw])]
+        ordered += [by_path[p] for p in rotation_order([f.path for f in raw])]
+        clock = self._clock()
+        self._scan_all(ordered, "node", node, cov, obs, clock)
+        if raw and clock.boot_time is None:
+            cov.notes.append("dmesg timestamps are seconds since boot and no boot time was found: "
+                             "those events are placed by order only")
+        finish(cov, bool(files), self._missing("node_syslog", node))
+        obs.coverage.append(cov)
+
+    def _controller(self, obs: Observations) -> None:
+        cov = Coverage("controller", None)
+        by_path = {f.path: f for f in self.sources.controller}
+        files = [by_path[p] for p in rotation_order(list(by_path))]
+        self._scan_all(files, "controller", None, cov, obs)
+        finish(cov, bool(files), self._missing("controller"))
+        obs.coverage.append(cov)
+
+    def _metrics(self, obs: Observations) -> None:
+        cov = Coverage("metrics", None)
+        for source in self.sources.metrics:
+            cov.files.append(source.name)
+            try:
+                self._prometheus(source.path, source.name, cov, obs)
+            except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
+                obs.error("metrics", f"not a Prometheus query_range response: {exc}", source.name)
+                cov.notes.append(f"{source.name}: unreadable")
+        finish(cov, bool(self.sources.metrics), self._missing("metrics"))
+        obs.coverage.append(cov)
+
+    def _prometheus(self, path: Path, rel: str, cov: Coverage, obs: Observations) -> None:
+        """DCGM exporter series: a non-zero DCGM_FI_DEV_XID_ERRORS sample is an Xid event."""
+        doc = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+        if doc.get("status") != "success":
+            raise ValueError(f"status {doc.get('status')!r}")
+        for series in doc["data"]["result"]:
+            metric = series.get("metric", {})
+            node = str(metric.get("Hostname") or metric.get("instance", "")).split(":")[0]
+            for ts, value in series.get("values", []):
+                cov.lines += 1
+                when = datetime.fromtimestamp(float(ts), tz=UTC)
+                cov.saw(when)
+                if metric.get("__name__") == "DCGM_FI_DEV_XID_ERRORS" and float(value) > 0:
+                    self._metric_xid(int(float(value)), node, when, rel, metric, obs)
+
+    def _metric_xid(self, xid: int, node: str, when: datetime, rel: str, metric: dict,
+                    obs: Observations) -> None:
+        entry = self.extractor.ruleset.xid_catalog.get(xid)
+        if entry is None or node not in self.workload.nodes:
+            return
+        gpu = metric.get("gpu", "?")
+        obs.events.append(Event(
+            kind="gpu_xid", rule="metrics.dcgm_xid", node=node, time=when, time_quality="exact",
+            source=SourceRef(rel, 0, f"DCGM_FI_DEV_XID_ERRORS{{gpu={gpu}}} = {xid}"),
+            sub_domain=entry["sub_domain"], base_role=entry["role"], priority=entry["priority"] - 5,
+            summary=f"DCGM reported Xid {xid} ({entry['description']}) on GPU {gpu}.",
+            code=f"XID {xid}", fields={"xid": str(xid), "gpu": str(gpu)},
+        ))

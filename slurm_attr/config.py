@@ -1,0 +1,104 @@
+"""Settings: command-line flag, then environment, then the config file, then the built-in default.
+
+The config file is TOML, read from `$SLURM_ATTR_CONFIG` or `/etc/slurm-attr/config.toml`.
+Every key is optional; see the README's configuration section for the full list.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, fields
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+DEFAULT_CONFIG = "/etc/slurm-attr/config.toml"
+
+
+class ConfigError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Settings:
+    db: str = "sqlite:///slurm-attr.db"
+    spool: str = "/var/spool/slurm-attr"
+    rules: str | None = None
+    cluster: str | None = None  # default: ClusterName from `scontrol show config`
+    # Node log files; {node} is a short node name from the expanded hostlist. Globs are allowed.
+    node_logs: tuple[str, ...] = ("/var/log/remote/{node}/syslog*", "/var/log/remote/{node}/kern.log*",
+                                  "/var/log/nodes/{node}/*.log*")
+    controller_logs: tuple[str, ...] = ("/var/log/slurm/slurmctld.log*",)
+    # Job stdout/stderr is read only below these directories (and only if the owner could read it).
+    job_output_roots: tuple[str, ...] = ("/home", "/scratch", "/work", "/tmp")
+    margin_s: int = 600  # read this much log before the start and after the end
+    settle_s: int = 10  # wait after a job ends before asking sacct (slurmdbd lags the controller)
+    lease_s: int = 900
+    max_tries: int = 8
+    backoff_s: int = 15  # doubled after each failed try, capped at one hour
+    skip_completed: bool = True  # drop queued jobs that sacct shows COMPLETED
+    sacct: str = "sacct"
+    sacctmgr: str = "sacctmgr"
+    scontrol: str = "scontrol"
+
+
+_ENV = {"db": "SLURM_ATTR_DB", "spool": "SLURM_ATTR_SPOOL", "rules": "SLURM_ATTR_RULES",
+        "cluster": "SLURM_ATTR_CLUSTER"}
+
+
+def _coerce(name: str, value: Any, default: Any) -> Any:
+    if isinstance(default, tuple):
+        if isinstance(value, str):
+            return (value,)
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{name} must be a list of strings")
+        return tuple(value)
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise ConfigError(f"{name} must be true or false")
+        return value
+    if isinstance(default, int):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise ConfigError(f"{name} must be a non-negative integer")
+        return value
+    if not isinstance(value, str):
+        raise ConfigError(f"{name} must be a string")
+    return value
+
+
+def read_file(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        return {}
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{path}: {exc}") from exc
+
+
+def build(file_values: dict[str, Any], env: dict[str, str]) -> Settings:
+    known = {f.name for f in fields(Settings)}
+    values: dict[str, Any] = {}
+    # Sections such as [worker] or [collect] only group keys for readability.
+    flat = {}
+    for key, value in file_values.items():
+        if isinstance(value, dict):
+            flat.update(value)
+        else:
+            flat[key] = value
+    defaults = Settings()
+    for key, value in flat.items():
+        if key not in known:  # a typo must not silently fall back to a default
+            raise ConfigError(f"unknown setting {key!r}")
+        values[key] = _coerce(key, value, getattr(defaults, key))
+    for key, var in _ENV.items():
+        if env.get(var):
+            values[key] = env[var]
+    return Settings(**values)
+
+
+@cache
+def load() -> Settings:
+    path = Path(os.environ.get("SLURM_ATTR_CONFIG") or DEFAULT_CONFIG)
+    return build(read_file(path), dict(os.environ))

@@ -1,0 +1,195 @@
+"""The live Slurm connector: sacct, sacctmgr and scontrol, run by the worker (never by the hook).
+
+`sacct --parsable2` is the primary source: it exists on every Slurm version and its ExitCode
+column is right, where the 22.05 JSON reads `SUCCESS 0` for failed jobs and even for their steps.
+`sacct --json`, where it works, only adds what the columns lack (failed node, kill requester,
+restart count). Times are asked for in UTC so no local zone leaks into the timeline.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from slurm_attr.config import Settings
+from slurm_attr.model import Workload
+from slurm_attr.scope.sacct_json import number
+from slurm_attr.scope.static import expand_nodes
+
+FIELDS = ["JobIDRaw", "JobID", "JobName", "User", "Partition", "NodeList", "Submit", "Start", "End",
+          "State", "ExitCode", "DerivedExitCode", "Cluster", "AllocTRES", "WorkDir", "Reason"]
+_TIMEOUT_S = 120
+FAILURE_STATES = ("FAILED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "CANCELLED", "PREEMPTED",
+                  "BOOT_FAIL", "DEADLINE", "REQUEUED")
+
+
+class SlurmError(Exception):
+    """A Slurm command failed or is missing; the worker retries these later."""
+
+
+def run(argv: list[str], timeout: int = _TIMEOUT_S) -> str:
+    env = dict(os.environ, TZ="UTC", SLURM_TIME_FORMAT="%Y-%m-%dT%H:%M:%S")
+    try:
+        result = subprocess.run(argv, capture_output=True, text=True, errors="replace",
+                                timeout=timeout, env=env)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise SlurmError(f"{argv[0]}: {exc}") from exc
+    if result.returncode != 0:
+        raise SlurmError(f"{' '.join(argv[:2])} exited {result.returncode}: "
+                         f"{result.stderr.strip()[-300:]}")
+    return result.stdout
+
+
+def _utc(value: str) -> datetime | None:
+    if not value or value in ("Unknown", "None"):
+        return None
+    try:
+        return datetime.fromisoformat(value).replace(tzinfo=UTC)
+    except ValueError:
+        return None
+
+
+def _gpus(tres: str) -> int:
+    """GPUs per node from AllocTRES (`gres/gpu=16,node=2` -> 8)."""
+    parts = dict(p.split("=", 1) for p in tres.split(",") if "=" in p)
+    gpus, nodes = number(parts.get("gres/gpu")), number(parts.get("node")) or 1
+    return gpus // nodes if gpus else 0
+
+
+def parse_parsable(text: str) -> dict[str, list[dict[str, Any]]]:
+    """Job id -> its attempts (oldest first), each in the shape sacct_json.parse_job returns."""
+    jobs: dict[str, list[dict[str, Any]]] = {}
+    current: dict[str, Any] | None = None
+    for line in text.splitlines():
+        cols = line.split("|")
+        if len(cols) < len(FIELDS):
+            continue
+        row = dict(zip(FIELDS, cols, strict=False))
+        job_id, _, step = row["JobIDRaw"].partition(".")
+        if not step:
+            current = _job_facts(row)
+            jobs.setdefault(job_id, []).append(current)
+        elif current is not None and current["job_id"] == job_id:
+            current["steps"].append(_step_facts(row, step))
+    for attempts in jobs.values():
+        attempts.sort(key=lambda j: (j["submit"] or datetime.min.replace(tzinfo=UTC),
+                                     j["start"] or datetime.min.replace(tzinfo=UTC)))
+        for index, job in enumerate(attempts):
+            job["attempt"] = index
+    return jobs
+
+
+def _job_facts(row: dict[str, str]) -> dict[str, Any]:
+    state, _, by = row["State"].partition(" by ")
+    return {
+        "cluster": row["Cluster"], "job_id": row["JobIDRaw"], "attempt": 0, "name": row["JobName"],
+        "user": row["User"], "partition": row["Partition"], "nodes": row["NodeList"],
+        "submit": _utc(row["Submit"]), "start": _utc(row["Start"]), "end": _utc(row["End"]),
+        "state": state.strip().upper(), "cancelled_by_uid": by.strip() or None,
+        "exit_code": row["ExitCode"] or "0:0", "derived_exit_code": row["DerivedExitCode"] or None,
+        "reason": None if row["Reason"] in ("", "None") else row["Reason"],
+        "gpus_per_node": _gpus(row["AllocTRES"]), "work_dir": row["WorkDir"],
+        "failed_node": None, "steps": [],
+    }
+
+
+def _step_facts(row: dict[str, str], step: str) -> dict[str, Any]:
+    start, end = _utc(row["Start"]), _utc(row["End"])
+    return {"id": step, "name": row["JobName"], "state": row["State"].split(" ")[0].upper(),
+            "exit_code": row["ExitCode"] or None, "nodes": row["NodeList"],
+            "start": start.isoformat() if start else None, "end": end.isoformat() if end else None}
+
+
+@dataclass
+class NodeEvent:
+    node: str
+    start: datetime
+    end: datetime | None
+    state: str
+    reason: str
+    user: str
+
+
+class SlurmClient:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._json_ok: bool | None = None
+
+    def sacct(self, job_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+        """Every attempt (`--duplicates`) of these jobs, with their steps; one call for all."""
+        if not job_ids:
+            return {}
+        out = run([self.settings.sacct, "--duplicates", "--parsable2", "--noheader", "--allusers",
+                   "--format=" + ",".join(FIELDS), "--jobs=" + ",".join(job_ids)])
+        jobs = parse_parsable(out)
+        self._enrich_from_json(job_ids, jobs)
+        return jobs
+
+    def failed_job_ids(self, since: datetime, until: datetime) -> list[str]:
+        """Jobs with an attempt that ended in a failure state within the window."""
+        fmt = "%Y-%m-%dT%H:%M:%S"
+        out = run([self.settings.sacct, "--allusers", "--duplicates", "--allocations", "--noheader",
+                   "--parsable2", "--format=JobIDRaw", "--state=" + ",".join(FAILURE_STATES),
+                   f"--starttime={since.astimezone(UTC):{fmt}}",
+                   f"--endtime={until.astimezone(UTC):{fmt}}"])
+        return sorted({line.strip() for line in out.splitlines() if line.strip().isdigit()}, key=int)
+
+    def _enrich_from_json(self, job_ids: list[str], jobs: dict[str, list[dict[str, Any]]]) -> None:
+        if self._json_ok is False:
+            return
+        try:
+            doc = json.loads(run([self.settings.sacct, "--duplicates", "--allusers", "--json",
+                                  "--jobs=" + ",".join(job_ids)]))
+            self._json_ok = True
+        except (SlurmError, ValueError):
+            self._json_ok = False  # built without the JSON plugin: the columns are enough
+            return
+        for raw in doc.get("jobs") or []:
+            attempts = jobs.get(str(raw.get("job_id")), [])
+            start = number((raw.get("time") or {}).get("start"))
+            for job in attempts:
+                if job["start"] and start and int(job["start"].timestamp()) == start:
+                    job["failed_node"] = raw.get("failed_node") or job["failed_node"]
+                    job["kill_request_user"] = raw.get("kill_request_user")
+
+    def node_events(self, nodes: list[str], start: datetime, end: datetime) -> list[NodeEvent]:
+        """Node state changes (down, drain, with reasons: admins, NHC) around the window."""
+        fmt = "%Y-%m-%dT%H:%M:%S"
+        out = run([self.settings.sacctmgr, "--noheader", "--parsable2", "show", "event",
+                   "nodes=" + ",".join(nodes), f"start={start.astimezone(UTC):{fmt}}",
+                   f"end={end.astimezone(UTC):{fmt}}", "format=NodeName,TimeStart,TimeEnd,State,Reason,User"])
+        events = []
+        for line in out.splitlines():
+            cols = line.split("|")
+            if len(cols) < 6 or not cols[0] or not _utc(cols[1]):
+                continue
+            events.append(NodeEvent(cols[0], _utc(cols[1]), _utc(cols[2]), cols[3], cols[4], cols[5]))
+        return events
+
+    def cluster_name(self) -> str:
+        if self.settings.cluster:
+            return self.settings.cluster
+        out = run([self.settings.scontrol, "show", "config"])
+        for line in out.splitlines():
+            key, _, value = line.partition("=")
+            if key.strip() == "ClusterName":
+                return value.strip()
+        raise SlurmError("scontrol show config has no ClusterName")
+
+
+def workload_from(facts: dict[str, Any], cluster: str) -> Workload:
+    """A Workload from one attempt's sacct facts (the job must have ended)."""
+    nodelist = facts["nodes"] if facts["nodes"] not in ("", "None assigned") else ""
+    start, end = facts["start"] or facts["submit"], facts["end"]
+    return Workload(
+        cluster=facts["cluster"] or cluster, job_id=facts["job_id"], attempt=facts["attempt"],
+        name=facts["name"], user=facts["user"], partition=facts["partition"], nodelist=nodelist,
+        nodes=expand_nodes(nodelist), start=start, end=end, state=facts["state"],
+        exit_code=facts["exit_code"], derived_exit_code=facts["derived_exit_code"],
+        reason=facts["reason"], gpus_per_node=facts["gpus_per_node"], steps=facts["steps"],
+        failed_node=facts["failed_node"],
+    )

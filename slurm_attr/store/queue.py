@@ -1,0 +1,149 @@
+"""The work queue in the database: claim with a lease, finish, retry with backoff, dead letters.
+
+A claim takes rows that are pending and due, or leased by a worker whose lease ran out (it
+crashed). On PostgreSQL the claiming SELECT uses FOR UPDATE SKIP LOCKED so concurrent workers
+take different rows; on SQLite writers are serialised, and the UPDATE re-checks the condition, so
+a row is never claimed twice either. The lease owner is unique per claim.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import and_, func, or_, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+
+from slurm_attr.store.models import QueueEntry
+from slurm_attr.store.repository import PageRenderer, Store
+
+MAX_BACKOFF_S = 3600
+
+
+@dataclass
+class Claim:
+    """A claimed queue row. `ended_at` is when the epilog ran (UTC), or the attempt's end."""
+
+    id: int
+    cluster: str
+    job_id: str
+    attempt: int
+    ended_at: datetime | None
+    source: str
+    payload: dict[str, Any]
+    tries: int
+    owner: str
+
+    def __post_init__(self) -> None:
+        self.ended_at = aware(self.ended_at)
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+def enqueue(store: Store, rows: list[dict[str, Any]]) -> int:
+    """Add job ends (cluster, entry, job_id, attempt, ended_at, payload, source, not_before);
+    an entry already known is ignored, so reading the same spool file twice is harmless."""
+    if not rows:
+        return 0
+    dialect = postgresql if store.engine.dialect.name == "postgresql" else sqlite
+    stamp = now()
+    values = [{"state": "pending", "tries": 0, "created_at": stamp, "updated_at": stamp, **r}
+              for r in rows]
+    stmt = dialect.insert(QueueEntry).on_conflict_do_nothing(
+        index_elements=["cluster", "entry"])
+    with store.sessions.begin() as s:
+        before = s.scalar(select(func.count()).select_from(QueueEntry))
+        s.execute(stmt, values)
+        return s.scalar(select(func.count()).select_from(QueueEntry)) - before
+
+
+def _claimable(at: datetime):
+    return or_(and_(QueueEntry.state == "pending", QueueEntry.not_before <= at),
+               and_(QueueEntry.state == "leased", QueueEntry.lease_until < at))
+
+
+def claim(store: Store, worker: str, limit: int, lease_s: int) -> list[Claim]:
+    at = now()
+    owner = f"{worker}:{uuid.uuid4().hex[:8]}"
+    pick = select(QueueEntry.id).where(_claimable(at)).order_by(QueueEntry.not_before,
+                                                                QueueEntry.id).limit(limit)
+    if store.engine.dialect.name == "postgresql":
+        pick = pick.with_for_update(skip_locked=True)
+    with store.sessions.begin() as s:
+        ids = s.scalars(pick).all()
+        if not ids:
+            return []
+        s.execute(update(QueueEntry).where(QueueEntry.id.in_(ids), _claimable(at))
+                  .values(state="leased", lease_owner=owner, lease_until=at + timedelta(seconds=lease_s),
+                          tries=QueueEntry.tries + 1, updated_at=at))
+        rows = s.execute(select(QueueEntry.id, QueueEntry.cluster, QueueEntry.job_id,
+                                QueueEntry.attempt, QueueEntry.ended_at, QueueEntry.source,
+                                QueueEntry.payload, QueueEntry.tries)
+                         .where(QueueEntry.id.in_(ids), QueueEntry.lease_owner == owner)).all()
+    return [Claim(*row, owner=owner) for row in rows]
+
+
+def aware(when: datetime | None) -> datetime | None:
+    """SQLite hands back naive datetimes; everything stored is UTC."""
+    return when.replace(tzinfo=UTC) if when is not None and when.tzinfo is None else when
+
+
+def _mine(c: Claim):
+    return and_(QueueEntry.id == c.id, QueueEntry.lease_owner == c.owner)
+
+
+def finish(store: Store, c: Claim, diagnoses: list[dict[str, Any]], *, state: str = "done",
+           note: str | None = None, render_page: PageRenderer | None = None) -> None:
+    """Store the diagnoses and close the queue entry in one transaction."""
+    with store.sessions.begin() as s:
+        store.save_in(s, diagnoses, keep_history=False, render_page=render_page)
+        s.execute(update(QueueEntry).where(_mine(c)).values(
+            state=state, last_error=note, lease_until=None, updated_at=now()))
+
+
+def retry(store: Store, c: Claim, error: str, *, max_tries: int, backoff_s: int) -> str:
+    """Put the job back with exponential backoff, or into the dead letters; returns the state."""
+    state = "dead" if c.tries >= max_tries else "pending"
+    delay = min(MAX_BACKOFF_S, backoff_s * 2 ** max(0, c.tries - 1))
+    with store.sessions.begin() as s:
+        s.execute(update(QueueEntry).where(_mine(c)).values(
+            state=state, last_error=error[-2000:], lease_until=None, updated_at=now(),
+            not_before=now() + timedelta(seconds=delay)))
+    return state
+
+
+def release(store: Store, c: Claim) -> None:
+    """Give a claimed job back untouched (the worker is stopping); the try does not count."""
+    with store.sessions.begin() as s:
+        s.execute(update(QueueEntry).where(_mine(c)).values(
+            state="pending", tries=QueueEntry.tries - 1, lease_until=None, updated_at=now()))
+
+
+def settling(store: Store, within_s: float) -> bool:
+    """Whether a never-tried job becomes due within `within_s` (it is waiting out the settle delay)."""
+    horizon = now() + timedelta(seconds=within_s)
+    with store.sessions() as s:
+        return s.scalar(select(QueueEntry.id).where(
+            QueueEntry.state == "pending", QueueEntry.tries == 0,
+            QueueEntry.not_before <= horizon).limit(1)) is not None
+
+
+def epilog_env(store: Store, cluster: str, job_id: str, end: datetime) -> dict[str, str] | None:
+    """The environment the epilog queued for the attempt of this job that ended at `end`."""
+    with store.sessions() as s:
+        found = s.execute(select(QueueEntry.ended_at, QueueEntry.payload).where(
+            QueueEntry.cluster == cluster, QueueEntry.job_id == job_id,
+            QueueEntry.source == "epilog")).all()
+    near = sorted((abs((aware(t) - end).total_seconds()), i) for i, (t, _) in enumerate(found) if t)
+    return found[near[0][1]][1] if near and near[0][0] <= 120 else None
+
+
+def counts(store: Store) -> dict[str, int]:
+    from sqlalchemy import func
+
+    with store.sessions() as s:
+        return dict(s.execute(select(QueueEntry.state, func.count()).group_by(QueueEntry.state)).all())

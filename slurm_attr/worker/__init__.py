@@ -1,0 +1,1 @@
+"""Draining the queue: the spool the epilog fills, database leases, retries and dead letters."""

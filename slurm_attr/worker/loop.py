@@ -1,0 +1,199 @@
+"""The worker: spool -> database queue -> sacct -> collect -> diagnose -> store.
+
+Every step can be interrupted: spool files are deleted only once the queue holds them, a claimed
+job whose worker dies is claimed again when its lease runs out, and the diagnosis and the closing
+of its queue entry are one transaction, so a job ends up diagnosed exactly once.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import socket
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy.exc import SQLAlchemyError
+
+from slurm_attr.analyze import diagnose_attempt, minimal_env
+from slurm_attr.config import Settings
+from slurm_attr.report.render import job_page_body
+from slurm_attr.scope.slurm import FAILURE_STATES, SlurmClient, SlurmError
+from slurm_attr.store import queue
+from slurm_attr.store.repository import Store
+from slurm_attr.worker.spool import SpoolEntry, read_entries, set_aside
+
+log = logging.getLogger("slurm_attr.worker")
+
+# Attempt states that mean sacct has not caught up with the end of the job yet.
+_NOT_ENDED = {"RUNNING", "PENDING", "COMPLETING", "SUSPENDED", "CONFIGURING", "RESIZING"}
+# The epilog runs within seconds of the end sacct records; allow for a slow controller.
+_END_SLACK_S = 120
+
+
+class Transient(Exception):
+    """Worth retrying later: slurmdbd lag, a command that failed, a file still being written."""
+
+
+class Worker:
+    def __init__(self, store: Store, settings: Settings, client: SlurmClient | None = None,
+                 name: str | None = None) -> None:
+        self.store, self.settings = store, settings
+        self.client = client or SlurmClient(settings)
+        self.name = name or f"{socket.gethostname()}:{os.getpid()}"
+        self.stopping = False
+        self._cluster: str | None = settings.cluster
+
+    # ------------------------------------------------------------------ lifecycle
+    def handle_signals(self) -> None:
+        """SIGTERM/SIGINT: finish the job in hand, then stop."""
+        def stop(signum: int, _frame: Any) -> None:
+            log.info("signal %d: stopping after the current job", signum)
+            self.stopping = True
+        signal.signal(signal.SIGTERM, stop)
+        signal.signal(signal.SIGINT, stop)
+
+    def run(self, poll_s: float = 5.0, once: bool = False, batch: int = 20) -> int:
+        """Drain the queue; with once, return when nothing is due. Returns jobs handled."""
+        handled = 0
+        while not self.stopping:
+            try:
+                self.ingest()
+                n = self.drain(batch)
+            except SQLAlchemyError as exc:  # the database is down: the spool keeps every job
+                log.error("database unavailable, retrying in %.0fs: %s", poll_s,
+                          str(exc).splitlines()[0])
+                self._sleep(poll_s)
+                continue
+            handled += n
+            if once and n == 0 and not self._due_soon():
+                break
+            if n == 0:
+                self._sleep(poll_s if not once else 0.5)
+        return handled
+
+    def _sleep(self, seconds: float) -> None:
+        end = time.monotonic() + seconds
+        while not self.stopping and time.monotonic() < end:
+            time.sleep(min(0.2, seconds))
+
+    def _due_soon(self) -> bool:
+        """With --once, wait for jobs still settling (not for long backoffs)."""
+        return queue.settling(self.store, self.settings.settle_s + 1)
+
+    # ------------------------------------------------------------------ spool -> queue
+    def ingest(self) -> int:
+        """Move complete spool entries into the queue; returns how many were new."""
+        spool = Path(self.settings.spool)
+        rows, done = [], []
+        for item in read_entries(spool):
+            if isinstance(item, tuple):
+                path, reason = item
+                log.warning("spool entry %s set aside: %s", path.name, reason)
+                set_aside(spool, path)
+                continue
+            rows.append(self._queue_row(item))
+            done.append(item.path)
+        added = queue.enqueue(self.store, rows)
+        for path in done:  # only now that the database holds them
+            path.unlink(missing_ok=True)
+        return added
+
+    def _queue_row(self, entry: SpoolEntry) -> dict[str, Any]:
+        ended = datetime.fromtimestamp(entry.path.stat().st_mtime, tz=UTC)
+        return {"cluster": entry.env.get("SLURM_CLUSTER_NAME") or self.cluster(),
+                "entry": entry.path.name, "job_id": entry.job_id, "attempt": entry.attempt,
+                "ended_at": ended, "payload": entry.env, "source": "epilog",
+                "not_before": ended + timedelta(seconds=self.settings.settle_s)}
+
+    def cluster(self) -> str:
+        if self._cluster is None:
+            try:
+                self._cluster = self.client.cluster_name()
+            except SlurmError:
+                return "default"
+        return self._cluster
+
+    # ------------------------------------------------------------------ queue -> diagnoses
+    def drain(self, batch: int = 20, progress: Callable[[int], None] | None = None) -> int:
+        handled = 0
+        while not self.stopping:
+            claims = queue.claim(self.store, self.name, batch, self.settings.lease_s)
+            if not claims:
+                break
+            try:
+                facts = self.client.sacct(sorted({c.job_id for c in claims}))
+            except SlurmError as exc:
+                for c in claims:
+                    self._retry(c, f"sacct failed: {exc}")
+                break
+            for c in claims:
+                if self.stopping:
+                    queue.release(self.store, c)
+                    continue
+                self.handle(c, facts.get(c.job_id, []))
+                handled += 1
+                if progress:
+                    progress(1)
+        return handled
+
+    def handle(self, c: queue.Claim, attempts: list[dict[str, Any]]) -> None:
+        started = time.monotonic()
+        try:
+            outcome = self._diagnose(c, attempts)
+        except Transient as exc:
+            self._retry(c, str(exc))
+        except Exception as exc:  # a bug or a broken input must not stop the worker
+            log.exception("job %s.%s failed", c.job_id, c.attempt)
+            self._retry(c, f"{type(exc).__name__}: {exc}")
+        else:
+            log.info("job %s.%s: %s (%.2fs)", c.job_id, c.attempt, outcome,
+                     time.monotonic() - started)
+
+    def _diagnose(self, c: queue.Claim, attempts: list[dict[str, Any]]) -> str:
+        target = self._attempt_of(c, attempts)
+        if target["state"] in _NOT_ENDED or target["end"] is None:
+            raise Transient(f"sacct shows job {c.job_id} as {target['state']}: not ended yet")
+        # Earlier failed attempts nobody diagnosed (an epilog run lost before the hook was
+        # installed, say) come along: a requeued job gets one diagnosis per attempt.
+        todo = [a for a in attempts[:target["attempt"]]
+                if a["state"] in FAILURE_STATES and a["end"]
+                and not self.store.has_diagnosis(c.cluster, c.job_id, a["attempt"])]
+        skip = target["state"] == "COMPLETED" and self.settings.skip_completed
+        if not skip:
+            todo.append(target)
+        try:
+            found = [diagnose_attempt(a, c.cluster, c.payload if a is target else
+                                      minimal_env(a, c.cluster), self.settings, self.client)
+                     for a in todo]
+        except SlurmError as exc:
+            raise Transient(str(exc)) from exc
+        queue.finish(self.store, c, found, state="skipped" if skip else "done",
+                     note="COMPLETED" if skip else None, render_page=job_page_body)
+        return ", ".join(f"attempt {d['workload']['attempt']}: {d['outcome']}/{d['sub_domain']}"
+                         for d in found) or "completed, skipped"
+
+    @staticmethod
+    def _attempt_of(c: queue.Claim, attempts: list[dict[str, Any]]) -> dict[str, Any]:
+        """The attempt a queue row is about: by index for backfill, else the one whose end is
+        when the epilog ran (it runs as the attempt ends)."""
+        if c.source != "epilog" or c.ended_at is None:
+            if c.attempt < len(attempts):
+                return attempts[c.attempt]
+        else:
+            ended = [a for a in attempts if a["end"]
+                     and abs((a["end"] - c.ended_at).total_seconds()) <= _END_SLACK_S]
+            if ended:
+                return min(ended, key=lambda a: abs((a["end"] - c.ended_at).total_seconds()))
+        raise Transient(f"sacct does not show the attempt of job {c.job_id} that ended at "
+                        f"{c.ended_at:%H:%M:%S} yet (slurmdbd may lag the controller)"
+                        if c.ended_at else f"sacct does not show job {c.job_id} attempt {c.attempt} yet")
+
+    def _retry(self, c: queue.Claim, error: str) -> None:
+        state = queue.retry(self.store, c, error, max_tries=self.settings.max_tries,
+                            backoff_s=self.settings.backoff_s)
+        log.warning("job %s.%s: %s (%s, try %d)", c.job_id, c.attempt, error, state, c.tries)

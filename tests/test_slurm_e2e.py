@@ -1,0 +1,321 @@
+"""End to end on a real Slurm cluster (tools/slurm-cluster): real jobs, the real EpilogSlurmctld
+hook, the worker as its own process against a private PostgreSQL server it can lose, and the
+stored diagnoses. No queue entry is made by hand.
+
+Needs root and Debian's slurm-wlm, slurmdbd, munge and postgresql packages; skipped when they are
+missing unless SLURM_ATTR_REQUIRE_CLUSTER=1 (CI sets it, so there it fails instead).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+
+ROOT = Path(__file__).resolve().parent.parent
+DIR = Path("/tmp/slurm-attr-e2e")
+PG_BIN = next(iter(sorted(Path("/usr/lib/postgresql").glob("*/bin"))), None) \
+    if Path("/usr/lib/postgresql").is_dir() else None
+PG_PORT = 55433
+PG_URL = f"postgresql+psycopg://postgres@127.0.0.1:{PG_PORT}/attr"
+
+pytestmark = pytest.mark.slurm
+
+
+def _missing() -> str | None:
+    if os.geteuid() != 0:
+        return "needs root (slurmd, munge)"
+    for tool in ("slurmctld", "slurmd", "slurmdbd", "munged", "mysql"):
+        if not shutil.which(tool) and not Path(f"/usr/sbin/{tool}").exists():
+            return f"{tool} is not installed"
+    if PG_BIN is None:
+        return "PostgreSQL server binaries are not installed"
+    return None
+
+
+def _sh(*argv: str, check: bool = True, env: dict | None = None, timeout: int = 120) -> str:
+    result = subprocess.run(argv, capture_output=True, text=True, env=env or ENV, timeout=timeout)
+    if check and result.returncode != 0:
+        raise AssertionError(f"{' '.join(argv)} exited {result.returncode}: {result.stderr}")
+    return result.stdout
+
+
+ENV = dict(os.environ, SLURM_ATTR_CLUSTER_DIR=str(DIR), SLURM_ATTR_CLUSTER_PORT_BASE="16900",
+           SLURM_ATTR_CLUSTER_NAME="attre2e", SLURM_CONF=str(DIR / "etc/slurm.conf"),
+           SLURM_ATTR_CONFIG=str(DIR / "e2e.toml"), PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}")
+
+
+class PrivatePostgres:
+    """A PostgreSQL server of our own, so a test can take the worker's database away for real."""
+
+    def __init__(self, root: Path) -> None:
+        self.data = root / "pgdata"
+
+    def _pg(self, *args: str) -> None:
+        subprocess.run(["runuser", "-u", "postgres", "--", str(PG_BIN / "pg_ctl"), "-D", str(self.data),
+                        "-w", "-l", str(self.data.parent / "pg.log"), *args],
+                       check=True, capture_output=True, timeout=60)
+
+    def create(self) -> None:
+        self.data.parent.mkdir(parents=True, exist_ok=True)
+        shutil.chown(self.data.parent, "postgres")
+        subprocess.run(["runuser", "-u", "postgres", "--", str(PG_BIN / "initdb"), "-D", str(self.data),
+                        "-A", "trust", "-U", "postgres"], check=True, capture_output=True, timeout=120)
+        self.start()
+        admin = create_engine(f"postgresql+psycopg://postgres@127.0.0.1:{PG_PORT}/postgres",
+                              isolation_level="AUTOCOMMIT")
+        with admin.connect() as conn:
+            conn.execute(text("CREATE DATABASE attr"))
+        admin.dispose()
+
+    def start(self) -> None:
+        self._pg("-o", f"-p {PG_PORT} -k /tmp -c listen_addresses=127.0.0.1", "start")
+
+    def stop(self) -> None:
+        self._pg("-m", "fast", "stop")
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    reason = _missing()
+    if reason:
+        if os.environ.get("SLURM_ATTR_REQUIRE_CLUSTER") == "1":
+            pytest.fail(f"the Slurm cluster is required here: {reason}")
+        pytest.skip(reason)
+    subprocess.run(["runuser", "-u", "postgres", "--", str(PG_BIN / "pg_ctl"), "-D",
+                    str(DIR / "pg/pgdata"), "-m", "immediate", "stop"], capture_output=True)
+    _sh(str(ROOT / "tools/slurm-cluster"), "fresh", timeout=300)
+    pg = PrivatePostgres(DIR / "pg")
+    pg.create()
+    (DIR / "e2e.toml").write_text(
+        f'db = "{PG_URL}"\nspool = "{DIR}/attr-spool"\n'
+        f'node_logs = ["{DIR}/nodelogs/{{node}}/syslog*"]\n'
+        f'controller_logs = ["{DIR}/log/slurmctld.log*"]\njob_output_roots = ["{DIR}/jobs"]\n'
+        "settle_s = 1\nlease_s = 6\nbackoff_s = 1\nmax_tries = 30\n")
+    yield pg
+    _sh(str(ROOT / "tools/slurm-cluster"), "stop", check=False)
+    pg.stop()
+
+
+def _worker(*extra: str) -> subprocess.Popen:
+    log = open(DIR / "worker.log", "a")  # noqa: SIM115 - the process owns it
+    return subprocess.Popen([sys.executable, "-m", "slurm_attr.cli", "worker", "--poll", "0.5", "-v",
+                             *extra], env=ENV, stdout=log, stderr=subprocess.STDOUT)
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=60) == 0, "the worker must stop cleanly on SIGTERM"
+
+
+def sbatch(*args: str) -> str:
+    return _sh("sbatch", "--parsable", f"--chdir={DIR}/jobs", *args).strip().split(";")[0]
+
+
+def squeue_state(job: str) -> str:
+    return _sh("squeue", "-h", "-j", job, "-o", "%T", check=False).strip()
+
+
+def wait_until(predicate, timeout: float, what: str, step: float = 0.3):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(step)
+    raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
+
+
+def rows(sql: str, **params) -> list:
+    engine = create_engine(PG_URL)
+    try:
+        with engine.connect() as conn:
+            return list(conn.execute(text(sql), params))
+    finally:
+        engine.dispose()
+
+
+def diagnoses(job: str) -> list:
+    return rows("SELECT a.attempt, d.sub_domain, d.outcome, d.document, d.created_at, a.end_time "
+                "FROM diagnoses d JOIN attempts a ON a.id = d.attempt_id "
+                "WHERE a.job_id = :job ORDER BY a.attempt", job=job)
+
+
+def queue_state(job: str) -> list:
+    return rows("SELECT attempt, state, tries FROM queue WHERE job_id = :job ORDER BY attempt", job=job)
+
+
+def append_syslog(node: str, line: str) -> None:
+    stamp = datetime.now(UTC).isoformat(timespec="microseconds")
+    with open(DIR / "nodelogs" / node / "syslog", "a") as fh:
+        fh.write(f"{stamp} {node} {line}\n")
+
+
+GPU_JOB = r"""#!/bin/sh
+srun -N2 -n2 sh -c '
+if [ "$SLURM_PROCID" = 1 ]; then
+  sleep 5
+  ts=$(date -u +"%m%d %H:%M:%S")
+  echo "[rank1]:[E$ts.000000123 ProcessGroupNCCL.cpp:632] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=48211, OpType=ALLREDUCE, NumelIn=524288, NumelOut=524288, Timeout(ms)=600000) ran for 600041 milliseconds before timing out." >&2
+  echo "[rank1]: RuntimeError: NCCL communicator was aborted on rank 1." >&2
+  exit 1
+fi
+sleep 7'
+"""
+
+REQUEUE_JOB = """#!/bin/sh
+if [ "${SLURM_RESTART_COUNT:-0}" -ge 1 ]; then
+  echo 'Traceback (most recent call last):' >&2
+  echo '  File "/opt/train.py", line 12, in <module>' >&2
+  echo '    main()' >&2
+  echo 'ValueError: learning rate must be positive, got -0.001' >&2
+  exit 2
+fi
+sleep 300
+"""
+
+
+@pytest.fixture(scope="module")
+def scenario(cluster):
+    """Run the failure scenarios at once, with the worker diagnosing them as they end."""
+    for node in ("node01", "node02", "node03", "node04"):
+        append_syslog(node, "systemd[1]: Started Session 1 of user root.")
+    worker = _worker()
+    try:
+        return _run_scenario(worker)
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+
+
+def _run_scenario(worker: subprocess.Popen) -> dict[str, str]:
+    jobs = {
+        "gpu": sbatch("-N2", "-w", "node[01-02]", "-o", "gpu-%j.out", "--wrap", GPU_JOB),
+        "timeout": sbatch("--time=1", "-w", "node04", "-o", "timeout-%j.out", "--wrap", "sleep 600"),
+        "node_fail": sbatch("-w", "node03", "-o", "nodefail-%j.out", "--no-requeue", "--wrap", "sleep 600"),
+        "cancel": sbatch("-w", "node04", "-o", "cancel-%j.out", "--wrap", "sleep 600"),
+        "requeue": sbatch("--requeue", "-w", "node01", "-o", "requeue-%j.out", "--wrap", REQUEUE_JOB),
+        "success": sbatch("-w", "node04", "-o", "ok-%j.out", "--wrap", "echo fine"),
+    }
+    for name in ("gpu", "node_fail", "cancel", "requeue"):
+        wait_until(lambda j=jobs[name]: squeue_state(j) == "RUNNING", 60, f"{name} job to run")
+    time.sleep(1)
+    append_syslog("node02", "kernel: NVRM: Xid (PCI:0000:18:00): 79, pid='<unknown>', name=<unknown>, "
+                  "GPU has fallen off the bus.")
+    _sh("scontrol", "update", "nodename=node03", "state=down", "reason=e2e: PSU failure")
+    _sh("scancel", jobs["cancel"])
+    _sh("scontrol", "requeue", jobs["requeue"])
+    for name, job in jobs.items():
+        # a requeued job waits two minutes (BeginTime) before its next attempt
+        wait_until(lambda j=job: squeue_state(j) == "", 240, f"{name} job to end", step=1)
+    _sh("scontrol", "update", "nodename=node03", "state=resume", check=False)  # may be back already
+    expected = {"gpu": 1, "timeout": 1, "node_fail": 1, "cancel": 1, "requeue": 2}
+    for name, n in expected.items():
+        wait_until(lambda j=jobs[name], n=n: len(diagnoses(j)) == n, 90, f"diagnosis of {name}")
+    wait_until(lambda: queue_state(jobs["success"]) and queue_state(jobs["success"])[0][1] == "skipped",
+               60, "the successful job to be skipped")
+    _stop(worker)
+    return jobs
+
+
+def _one(job: str) -> dict:
+    (found,) = diagnoses(job)
+    return found[3]
+
+
+def test_gpu_fault_on_one_node_explains_nccl_errors_elsewhere(scenario):
+    d = _one(scenario["gpu"])
+    assert d["sub_domain"] == "gpu", d["verdict"]
+    assert d["root_cause"]["code"] == "XID 79"
+    assert d["affected_nodes"] == ["node02"]
+    nccl = [s for s in d["symptoms"] if "NCCL" in s["source"]["text"] or "Watchdog" in s["source"]["text"]]
+    assert nccl and all(s["role"] == "interesting" and s["demoted_by"] for s in nccl)
+    syslog = next(c for c in d["coverage"] if c["collector"] == "node_syslog" and c["node"] == "node02")
+    assert syslog["status"] == "ok"
+
+
+def test_time_limit(scenario):
+    d = _one(scenario["timeout"])
+    assert (d["terminal_state"], d["sub_domain"]) == ("TIMEOUT", "time_limit")
+
+
+def test_node_set_down_is_a_node_failure_on_that_node(scenario):
+    d = _one(scenario["node_fail"])
+    assert d["terminal_state"] == "NODE_FAIL"
+    assert d["sub_domain"] == "host"
+    assert d["affected_nodes"] == ["node03"]
+    assert any("PSU failure" in s["source"]["text"] for s in d["symptoms"])
+
+
+def test_cancelled_by_user(scenario):
+    d = _one(scenario["cancel"])
+    assert (d["terminal_state"], d["sub_domain"]) == ("CANCELLED", "cancelled")
+
+
+def test_requeued_job_gets_one_diagnosis_per_attempt(scenario):
+    first, second = diagnoses(scenario["requeue"])
+    assert (first[0], second[0]) == (0, 1)
+    assert first[3]["terminal_state"] == "REQUEUED"
+    assert second[3]["sub_domain"] == "application", second[3]["verdict"]
+    assert "ValueError" in second[3]["root_cause"]["code"] + second[3]["root_cause"]["explanation"]
+
+
+def test_successful_job_costs_nothing_beyond_the_queue(scenario):
+    assert diagnoses(scenario["success"]) == []
+    assert [q[1] for q in queue_state(scenario["success"])] == ["skipped"]
+
+
+def test_every_queued_job_is_handled_once(scenario):
+    states = rows("SELECT job_id, attempt, state FROM queue")
+    assert all(s[2] in ("done", "skipped") for s in states), states
+    per_attempt = rows("SELECT attempt_id, count(*) FROM diagnoses GROUP BY attempt_id HAVING count(*) > 1")
+    assert per_attempt == []
+
+
+def test_worker_killed_mid_job_is_retaken_once(cluster, scenario):
+    # A big node log keeps the worker busy long enough to kill it while it holds the lease.
+    big = DIR / "nodelogs" / "node01" / "syslog"
+    with open(big, "a") as fh:
+        chunk = "".join(f"{datetime.now(UTC).isoformat()} node01 systemd[1]: noise line {i}\n"
+                        for i in range(20000))
+        for _ in range(150):
+            fh.write(chunk)
+    job = sbatch("-w", "node01", "-o", "kill-%j.out", "--wrap", "echo 'Segmentation fault (core dumped)'; exit 139")
+    wait_until(lambda: squeue_state(job) == "", 60, "job to end")
+    worker = _worker()
+    wait_until(lambda: queue_state(job) and queue_state(job)[0][1] == "leased", 60, "the worker to claim it",
+               step=0.02)
+    worker.send_signal(signal.SIGKILL)
+    worker.wait(timeout=30)
+    assert diagnoses(job) == []
+    worker = _worker()
+    wait_until(lambda: len(diagnoses(job)) == 1, 120, "the job to be diagnosed after the restart")
+    _stop(worker)
+    assert len(diagnoses(job)) == 1
+    ((_, state, tries),) = queue_state(job)
+    assert state == "done" and tries == 2
+
+
+def test_database_down_while_jobs_finish(cluster, scenario):
+    cluster.stop()
+    try:
+        job = sbatch("-w", "node02", "-o", "dbdown-%j.out", "--wrap", "echo 'CUDA error: out of memory' >&2; exit 1")
+        wait_until(lambda: squeue_state(job) == "", 60, "job to end")
+        spool = DIR / "attr-spool" / "new"
+        assert any(p.name.startswith(f"{job}.0.") for p in spool.iterdir()), "the epilog must queue it"
+        worker = _worker()  # starts while the database is down: it must wait, not die
+        time.sleep(3)
+        assert worker.poll() is None
+    finally:
+        cluster.start()
+    wait_until(lambda: len(diagnoses(job)) == 1, 120, "the job to be diagnosed once the database is back")
+    _stop(worker)
+    assert not any(p.name.startswith(f"{job}.0.") for p in spool.iterdir())
