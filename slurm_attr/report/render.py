@@ -44,14 +44,11 @@ def node_page(node: str) -> str:
 
 # ---------------------------------------------------------------------------- text / json / csv
 def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
-    out = []
-    for row in df[TABLE_FIELDS].itertuples(index=False):
-        rec = dict(zip(TABLE_FIELDS, row, strict=True))
-        rec["end"] = rec["end"].isoformat()
-        rec["gpu_hours"] = round(float(rec["gpu_hours"]), 2)
-        rec["attempt"] = int(rec["attempt"])
-        out.append(rec)
-    return out
+    out = df[TABLE_FIELDS].copy()
+    out["end"] = out["end"].map(pd.Timestamp.isoformat)
+    out["gpu_hours"] = out["gpu_hours"].astype(float).round(2)
+    out["attempt"] = out["attempt"].astype(int)
+    return out.to_dict("records")
 
 
 def render_json(df: pd.DataFrame) -> str:
@@ -115,7 +112,6 @@ def _env() -> Environment:
                       trim_blocks=True, lstrip_blocks=True,
                       finalize=_printable)
     env.filters["highlight"] = _highlight
-    env.filters["page_name"] = lambda r: page_name(r["cluster"], r["job_id"], r["attempt"])
     env.filters["node_page"] = node_page
     env.filters["demoted_by_node"] = _demoted_by_node
     env.globals["palette"] = PALETTE
@@ -174,26 +170,72 @@ def _chart(df: pd.DataFrame) -> dict[str, Any]:
 
 
 def _overview(df: pd.DataFrame, nodes: pd.DataFrame, store: Store) -> dict[str, Any]:
+    dead = load_dead_letters(store).to_dict("records")
     if df.empty:
         return {"total": 0, "gpu_hours": 0, "by_outcome": [], "by_sub_domain": [], "nodes": [],
-                "causes": [], "lost": [], "poor": [], "dead": load_dead_letters(store).to_dict("records"),
-                "chart": _chart(df)}
+                "causes": [], "lost": [], "dead": dead, "chart": _chart(df)}
     by_node = nodes.merge(df[["diagnosis_id", "sub_domain"]], on="diagnosis_id")
-    top_nodes = (by_node.groupby("node").agg(failures=("diagnosis_id", "count"),
-                                             top=("sub_domain", lambda s: s.mode().iloc[0]))
-                 .sort_values(["failures"], ascending=False).head(25).reset_index())
+    pairs = by_node.groupby(["node", "sub_domain"]).size().rename("n").reset_index()
+    top = pairs.sort_values(["node", "n", "sub_domain"], ascending=[True, False, True]) \
+        .drop_duplicates("node").set_index("node")["sub_domain"]
+    failures = by_node.groupby("node").size().rename("failures")
+    top_nodes = (failures.to_frame().join(top.rename("top")).reset_index()
+                 .sort_values(["failures", "node"], ascending=[False, True]).head(25))
     causes = (df.groupby(["sub_domain", "root_code"], dropna=False).size().rename("n")
               .sort_values(ascending=False).head(15).reset_index())
     lost = df.groupby("sub_domain")["gpu_hours"].sum().sort_values(ascending=False).reset_index()
-    poor = df[df["coverage_ok"] < 0.5].head(50)
     return {
         "total": len(df), "gpu_hours": float(df["gpu_hours"].sum()),
         "by_outcome": df["outcome"].value_counts().reset_index().values.tolist(),
         "by_sub_domain": df["sub_domain"].value_counts().reset_index().values.tolist(),
         "nodes": top_nodes.to_dict("records"), "causes": causes.fillna("-").to_dict("records"),
-        "lost": lost.to_dict("records"), "poor": _records(poor) if not poor.empty else [],
-        "dead": load_dead_letters(store).to_dict("records"), "chart": _chart(df),
+        "lost": lost.to_dict("records"), "dead": dead, "chart": _chart(df),
     }
+
+
+# ---------------------------------------------------------------------------- table rows
+# Rows of the job tables are built once per report with plain string operations (a Jinja macro
+# per row cost most of a 100k-attempt report) and shared by the table pages and the node pages.
+# _ROOT marks where the link prefix goes: "" at the top of the site, "../" one level down.
+_ROOT = "\ue002"
+
+
+def _e(value: Any) -> str:
+    return str(escape(clean(str(value))))
+
+
+def _badge(sub_domain: str) -> str:
+    return f'<span class="badge" style="--c: {PALETTE.get(sub_domain, "#777")}">{_e(sub_domain)}</span>'
+
+
+def _row_html(r: dict[str, Any], has_page: bool) -> str:
+    label = _e(f"{r['job_id']}.{r['attempt']}" if r["attempt"] else r["job_id"])
+    if has_page:
+        label = f'<a href="{_ROOT}jobs/{page_name(r["cluster"], r["job_id"], r["attempt"])}">{label}</a>'
+    return (f"<tr><td>{label}</td><td>{_e(r['cluster'])}</td><td>{_e(r['user'])}</td>"
+            f"<td>{_e(r['partition'])}</td><td class=\"mono\">{_e(r['nodelist'])}</td>"
+            f"<td class=\"mono\">{r['end'][:16].replace('T', ' ')}</td><td>{_e(r['state'])}</td>"
+            f"<td>{_e(r['outcome'])}</td><td>{_badge(r['sub_domain'])}</td>"
+            f"<td class=\"num\">{r['gpu_hours']:.1f}</td>"
+            f"<td class=\"clip\" title=\"{_e(r['verdict'])}\">{_e(r['root_code'] or '—')}</td></tr>\n")
+
+
+def _rows(html: list[str], root: str) -> Markup:
+    return Markup("".join(html).replace(_ROOT, root))
+
+
+# ---------------------------------------------------------------------------- pages
+class _Shell:
+    """A page layout rendered once, with holes for the title and the body, since the layout is
+    the same on every page of a kind (private-use characters mark the holes: no escaping or
+    cleaning touches them)."""
+
+    def __init__(self, env: Environment, template: str, ctx: dict[str, Any]) -> None:
+        page = env.get_template(template).render(title="\ue000", body=Markup("\ue001"), **ctx)
+        self.head, self.tail = page.split("\ue001")
+
+    def page(self, title: str, body: str) -> str:
+        return self.head.replace("\ue000", _e(title), 1) + body + self.tail
 
 
 def write_site(store: Store, df: pd.DataFrame, f: Filters, out: Path, *,
@@ -209,19 +251,22 @@ def write_site(store: Store, df: pd.DataFrame, f: Filters, out: Path, *,
     nodes = load_nodes(store, df["diagnosis_id"].tolist() if not df.empty else [])
     ctx = {"filters": f, "generated_window": (f.since, f.until)}
     records = _records(df) if not df.empty else []
-    job_pages = {r["cluster"] + "/" + r["job_id"] + "/" + str(r["attempt"]) for r in records[:max_job_pages]}
-    for rec in records:
-        rec["has_page"] = (rec["cluster"] + "/" + rec["job_id"] + "/" + str(rec["attempt"])) in job_pages
-    pages = [records[i:i + rows_per_page] for i in range(0, len(records), rows_per_page)] or [[]]
+    ids = df["diagnosis_id"].tolist() if not df.empty else []
+    rows = {i: _row_html(r, n < max_job_pages) for n, (i, r) in enumerate(zip(ids, records, strict=True))}
+    html = list(rows.values())
+    pages = [html[i:i + rows_per_page] for i in range(0, len(html), rows_per_page)] or [[]]
+    poor = df[df["coverage_ok"] < 0.5].head(50)["diagnosis_id"].tolist() if not df.empty else []
     (out / "index.html").write_text(env.get_template("index.html").render(
-        root="", overview=_overview(df, nodes, store), recent=records[:20], n_pages=len(pages), **ctx))
-    for i, rows in enumerate(pages, 1):
+        root="", overview=_overview(df, nodes, store), recent=_rows(html[:20], ""),
+        poor=_rows([rows[i] for i in poor], "") if poor else None, n_pages=len(pages), **ctx))
+    template = env.get_template("jobs.html")
+    for i, chunk in enumerate(pages, 1):
         name = "jobs.html" if i == 1 else f"jobs-{i}.html"
-        (out / name).write_text(env.get_template("jobs.html").render(
-            root="", rows=rows, page=i, n_pages=len(pages), total=len(records), **ctx))
+        (out / name).write_text(template.render(root="", rows=_rows(chunk, ""), page=i,
+                                                n_pages=len(pages), total=len(html), **ctx))
     job_rows = df.head(max_job_pages) if not df.empty else df
     _write_job_pages(env, store, job_rows, out, ctx)
-    node_pages = _write_node_pages(env, df, nodes, out, ctx)
+    node_pages = _write_node_pages(env, df, nodes, rows, out, ctx)
     return {"job_pages": len(job_rows), "table_pages": len(pages), "node_pages": node_pages,
             "rows": len(records)}
 
@@ -231,32 +276,30 @@ def _write_job_pages(env: Environment, store: Store, rows: pd.DataFrame, out: Pa
     if rows.empty:
         return
     bodies = _job_bodies(store, rows["diagnosis_id"].tolist())
-    # The layout around the body is the same on every page but for the title: render it once.
-    shell = env.get_template("job.html").render(root="../", job_id="\ue000", body=Markup("\ue001"), **ctx)
-    head, tail = shell.split("\ue001")
-    title_at = head.index("\ue000")
+    shell = _Shell(env, "page.html", {"root": "../", **ctx})
     for row in rows.itertuples(index=False):
-        title = str(escape(clean(row.job_id)))
-        page = head[:title_at] + title + head[title_at + 1:] + bodies[row.diagnosis_id] + tail
-        (out / "jobs" / page_name(row.cluster, row.job_id, row.attempt)).write_text(page)
+        (out / "jobs" / page_name(row.cluster, row.job_id, row.attempt)).write_text(
+            shell.page(f"Job {row.job_id}", bodies[row.diagnosis_id]))
 
 
-def _write_node_pages(env: Environment, df: pd.DataFrame, nodes: pd.DataFrame, out: Path,
-                      ctx: dict[str, Any]) -> int:
+def _write_node_pages(env: Environment, df: pd.DataFrame, nodes: pd.DataFrame, rows: dict[int, str],
+                      out: Path, ctx: dict[str, Any]) -> int:
     if df.empty or nodes.empty:
         return 0
     # Aggregate once for all nodes: a pandas groupby per node costs milliseconds each.
-    joined = nodes.merge(df, on="diagnosis_id").sort_values(["node", "end"], ascending=[True, False])
-    rows: dict[str, list[dict[str, Any]]] = {}
-    for node, rec in zip(joined["node"], _records(joined), strict=True):
-        rows.setdefault(node, []).append(rec)
+    joined = nodes.merge(df[["diagnosis_id", "end", "sub_domain", "root_code"]], on="diagnosis_id") \
+        .sort_values(["node", "end"], ascending=[True, False])
+    history: dict[str, list[str]] = {}
+    for node, diag_id in zip(joined["node"], joined["diagnosis_id"], strict=True):
+        history.setdefault(node, []).append(rows[diag_id])
     counts = (joined.groupby(["node", "sub_domain", "root_code"], dropna=False).size().rename("n")
               .reset_index().sort_values(["node", "n"], ascending=[True, False]).fillna("-"))
     recurring: dict[str, list[dict[str, Any]]] = {}
     for rec in counts.to_dict("records"):
         recurring.setdefault(rec["node"], []).append(rec)
-    template = env.get_template("node.html")
-    for node, history in rows.items():
-        (out / "nodes" / node_page(str(node))).write_text(template.render(
-            root="../", node=node, rows=history, recurring=recurring[node], **ctx))
-    return len(rows)
+    body = env.get_template("node_body.html")
+    shell = _Shell(env, "page.html", {"root": "../", **ctx})
+    for node, html in history.items():
+        (out / "nodes" / node_page(str(node))).write_text(shell.page(node, body.render(
+            node=node, n=len(html), rows=_rows(html, "../"), recurring=recurring[node])))
+    return len(history)
