@@ -2,10 +2,14 @@ from __future__ import annotations
 
 import json
 import shutil
+import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from sqlalchemy import create_engine, text
+
+from slurm_attr.store.repository import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_jobs"
@@ -38,3 +42,34 @@ def make_bundle(tmp_path):
 
 
 T0 = datetime(2026, 11, 20, 10, 0, tzinfo=UTC)
+
+
+PG_ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+
+
+def _postgres_url():
+    name = f"slurm_attr_test_{uuid.uuid4().hex[:10]}"
+    admin = create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as conn:
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
+    except Exception as exc:  # no server: the CI script starts one, so this only skips locally
+        pytest.skip(f"PostgreSQL not reachable: {exc}")
+    yield f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
+    with admin.connect() as conn:
+        conn.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
+    admin.dispose()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store(request, tmp_path):
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'attr.db'}"
+        with Store.open(url) as s:
+            yield s
+    else:
+        gen = _postgres_url()
+        url = next(gen)
+        with Store.open(url) as s:
+            yield s
+        next(gen, None)
