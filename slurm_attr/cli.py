@@ -2,19 +2,31 @@
 
 from __future__ import annotations
 
+import logging
 import sys
+import time
+from dataclasses import replace
+from datetime import UTC, datetime
 from pathlib import Path
 
 import click
+from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
-from slurm_attr import __version__
-from slurm_attr.analyze import analyze_bundle
+from slurm_attr import __version__, config, hook
+from slurm_attr.analyze import analyze_bundle, diagnose_attempt, minimal_env
 from slurm_attr.output.diagnosis import dumps
 from slurm_attr.output.summary import render_summary
+from slurm_attr.report import render
+from slurm_attr.report.query import Filters, load_frame, parse_when
 from slurm_attr.ruleset import RuleError
+from slurm_attr.scope.slurm import SlurmClient, SlurmError
 from slurm_attr.scope.static import BundleError
+from slurm_attr.store import queue
+from slurm_attr.store.repository import Store, resolve_url, upgrade
+from slurm_attr.worker.backfill import enqueue_failed
+from slurm_attr.worker.loop import Worker
 
-DB_HELP = "Database URL (default: $SLURM_ATTR_DB or sqlite:///slurm-attr.db)."
+DB_HELP = "Database URL (default: $SLURM_ATTR_DB, then `db` in the config file, then sqlite:///slurm-attr.db)."
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -56,11 +68,8 @@ def analyze(bundles: tuple[Path, ...], job_id: str | None, attempt: int | None, 
                 click.echo(f"== {label}")
             click.echo(render_summary(diagnosis))
     if save and diagnoses:
-        from slurm_attr.report.render import job_page_body
-        from slurm_attr.store.repository import Store
-
         with Store.open(db) as store:
-            store.save_many([d for _, d in diagnoses], render_page=job_page_body)
+            store.save_many([d for _, d in diagnoses], render_page=render.job_page_body)
         click.echo(f"saved {len(diagnoses)} diagnoses", err=True)
     if failed:
         sys.exit(2)
@@ -68,11 +77,6 @@ def analyze(bundles: tuple[Path, ...], job_id: str | None, attempt: int | None, 
 
 def _analyze_live(job_id: str, attempt: int | None, rules_dir: str | None,
                   db: str | None) -> dict:
-    from dataclasses import replace
-
-    from slurm_attr.analyze import diagnose_attempt, minimal_env
-    from slurm_attr.scope.slurm import SlurmClient, SlurmError
-
     settings = replace(_settings(), rules=rules_dir or _settings().rules)
     client = SlurmClient(settings)
     try:
@@ -91,26 +95,17 @@ def _analyze_live(job_id: str, attempt: int | None, rules_dir: str | None,
         raise click.ClickException(str(exc)) from exc
 
 
-def _queued_env(db: str | None, cluster: str, job_id: str, attempt: int) -> dict[str, str] | None:
-    """The epilog's environment for this attempt, when the queue has it (it names the output files)."""
-    from sqlalchemy import select
-    from sqlalchemy.exc import SQLAlchemyError
-
-    from slurm_attr.store.models import QueueEntry
-    from slurm_attr.store.repository import Store
-
+def _queued_env(db: str | None, cluster: str, job_id: str, end: datetime) -> dict[str, str] | None:
+    """The hook's environment for the attempt that ended at `end`, when the queue has it (it names
+    the job's output files); None when there is none or no database to ask."""
     try:
-        with Store.open(db) as store, store.sessions() as s:
-            return s.scalar(select(QueueEntry.payload).where(
-                QueueEntry.cluster == cluster, QueueEntry.job_id == job_id,
-                QueueEntry.attempt == attempt))
+        with Store.open(db) as store:
+            return queue.epilog_env(store, cluster, job_id, end)
     except SQLAlchemyError:
         return None
 
 
-def _settings():
-    from slurm_attr import config
-
+def _settings() -> config.Settings:
     try:
         return config.load()
     except config.ConfigError as exc:
@@ -136,12 +131,6 @@ def report(since: str, until: str | None, cluster: str | None, partition: str | 
            user: str | None, node: str | None, sub_domain: str | None, fmt: str,
            out: Path | None, max_job_pages: int, db: str | None) -> None:
     """Report the failures diagnosed in a time window."""
-    from datetime import UTC, datetime
-
-    from slurm_attr.report import render
-    from slurm_attr.report.query import Filters, load_frame, parse_when
-    from slurm_attr.store.repository import Store
-
     try:
         window = Filters(parse_when(since), parse_when(until) if until else datetime.now(UTC),
                          cluster, partition, user, node, sub_domain)
@@ -168,8 +157,6 @@ def db() -> None:
 @click.option("--db", "url", envvar="SLURM_ATTR_DB", help=DB_HELP)
 def db_upgrade(url: str | None) -> None:
     """Create or migrate the schema to the latest version."""
-    from slurm_attr.store.repository import resolve_url, upgrade
-
     upgrade(resolve_url(url))
     click.echo("database is at the latest schema")
 
@@ -182,10 +169,6 @@ def db_upgrade(url: str | None) -> None:
 @click.option("-v", "--verbose", is_flag=True)
 def worker(once: bool, poll: float, batch: int, db: str | None, verbose: bool) -> None:
     """Diagnose the jobs the epilog queues (runs until SIGTERM; see the systemd unit)."""
-    import logging
-
-    from slurm_attr.worker.loop import Worker
-
     logging.basicConfig(level=logging.INFO if verbose or not once else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(message)s")
     settings = _settings()
@@ -196,15 +179,8 @@ def worker(once: bool, poll: float, batch: int, db: str | None, verbose: bool) -
     click.echo(f"handled {handled} jobs", err=True)
 
 
-def _open_store(db: str | None, *, wait: bool, poll_s: float):
+def _open_store(db: str | None, *, wait: bool, poll_s: float) -> Store:
     """Open (and migrate) the store; a long-running worker waits for a database that is down."""
-    import logging
-    import time
-
-    from sqlalchemy.exc import OperationalError
-
-    from slurm_attr.store.repository import Store
-
     while True:
         try:
             return Store.open(db)
@@ -222,14 +198,6 @@ def _open_store(db: str | None, *, wait: bool, poll_s: float):
 @click.option("--db", envvar="SLURM_ATTR_DB", help=DB_HELP)
 def backfill(since: str, until: str | None, db: str | None) -> None:
     """Diagnose failed jobs straight from sacct history (clusters that ran without the hook)."""
-    from datetime import UTC, datetime
-
-    from slurm_attr.report.query import parse_when
-    from slurm_attr.scope.slurm import SlurmError
-    from slurm_attr.store.repository import Store
-    from slurm_attr.worker.backfill import enqueue_failed
-    from slurm_attr.worker.loop import Worker
-
     try:
         start, end = parse_when(since), parse_when(until) if until else datetime.now(UTC)
     except ValueError as exc:
@@ -266,9 +234,7 @@ def epilog() -> None:
 def epilog_install(spool: Path | None, dest: Path, slurm_conf: Path | None, slurm_user: str | None,
                    print_only: bool) -> None:
     """Install the hook, prepare its spool and print the slurm.conf lines."""
-    from slurm_attr import config, hook
-
-    spool = (spool or Path(config.load().spool)).absolute()
+    spool = (spool or Path(_settings().spool)).absolute()
     user = slurm_user or hook.slurm_user(slurm_conf)
     try:
         if print_only:
