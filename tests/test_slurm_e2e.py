@@ -8,6 +8,7 @@ missing unless SLURM_ATTR_REQUIRE_CLUSTER=1 (CI sets it, so there it fails inste
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -144,8 +145,9 @@ def rows(sql: str, **params) -> list:
 
 
 def diagnoses(job: str) -> list:
-    return rows("SELECT a.attempt, d.sub_domain, d.outcome, d.document, d.created_at, a.end_time "
+    return rows("SELECT a.attempt, d.sub_domain, d.outcome, b.document, d.created_at, a.end_time "
                 "FROM diagnoses d JOIN attempts a ON a.id = d.attempt_id "
+                "JOIN diagnosis_documents b ON b.diagnosis_id = d.id "
                 "WHERE a.job_id = :job ORDER BY a.attempt", job=job)
 
 
@@ -319,3 +321,27 @@ def test_database_down_while_jobs_finish(cluster, scenario):
     wait_until(lambda: len(diagnoses(job)) == 1, 120, "the job to be diagnosed once the database is back")
     _stop(worker)
     assert not any(p.name.startswith(f"{job}.0.") for p in spool.iterdir())
+
+
+def test_analyze_job_on_demand_matches_the_worker(scenario):
+    out = _sh(sys.executable, "-m", "slurm_attr.cli", "analyze", "--job", scenario["gpu"], "--format", "json")
+    d = json.loads(out)
+    stored = _one(scenario["gpu"])
+    assert (d["sub_domain"], d["root_cause"]["code"]) == (stored["sub_domain"], stored["root_cause"]["code"])
+    # the hook's environment (from the queue) named the job's output file, so it was read
+    assert next(c for c in d["coverage"] if c["collector"] == "job_output")["status"] == "ok"
+
+
+def test_backfill_finds_the_failed_attempts_in_sacct_history(scenario, tmp_path):
+    db = f"sqlite:///{tmp_path}/backfill.db"
+    result = subprocess.run([sys.executable, "-m", "slurm_attr.cli", "backfill", "--since", "2h", "--db", db],
+                            env=ENV, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    engine = create_engine(db)
+    with engine.connect() as conn:
+        found = {(j, a) for j, a in conn.execute(text(
+            "SELECT a.job_id, a.attempt FROM diagnoses d JOIN attempts a ON a.id = d.attempt_id"))}
+    engine.dispose()
+    expected = {(scenario[k], 0) for k in ("gpu", "timeout", "node_fail", "cancel", "requeue")}
+    assert expected | {(scenario["requeue"], 1)} <= found
+    assert all(j != scenario["success"] for j, _ in found)

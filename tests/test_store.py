@@ -10,6 +10,7 @@ from sqlalchemy import func, select
 
 from slurm_attr.analyze import analyze_bundle
 from slurm_attr.store.models import Diagnosis, EventRow
+from slurm_attr.store.repository import Store
 
 SAMPLE = analyze_bundle(sample_dirs()[0])
 
@@ -51,6 +52,44 @@ def test_all_samples_round_trip(store):
     diagnoses = [analyze_bundle(b) for b in sample_dirs()]
     assert store.save_many(diagnoses) == len(diagnoses)
     with store.sessions() as s:
-        docs = {d.document["workload"]["job_id"]: d.document for d in s.scalars(select(Diagnosis))}
+        docs = {d.body.document["workload"]["job_id"]: d.body.document for d in s.scalars(select(Diagnosis))}
     for d in diagnoses:
         assert docs[d["workload"]["job_id"]] == d
+
+
+def test_migrations_match_the_models(store):
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    from slurm_attr.store.models import Base
+
+    with store.engine.connect() as conn:
+        diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
+    assert diff == []
+
+
+def test_upgrade_from_the_first_schema_keeps_stored_diagnoses(tmp_path):
+    from alembic import command
+    from sqlalchemy import create_engine, text
+
+    from slurm_attr.store.repository import alembic_config
+
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    command.upgrade(alembic_config(url), "0001")
+    engine = create_engine(url)
+    with engine.begin() as conn:
+        conn.execute(text("INSERT INTO clusters (id, name) VALUES (1, 'c')"))
+        conn.execute(text("INSERT INTO attempts (id, cluster_id, job_id, attempt, name, user_name, partition, "
+                          "nodelist, n_nodes, gpus_per_node, start_time, end_time, elapsed_s, state, exit_code) "
+                          "VALUES (1, 1, '9', 0, '', '', '', '', 0, 0, '2026-11-01', '2026-11-01', 0, 'FAILED', '1:0')"))
+        conn.execute(text("INSERT INTO diagnoses (id, attempt_id, is_current, ruleset_version, document_hash, "
+                          "created_at, outcome, sub_domain, evidence_status, verdict, coverage_ok, document) "
+                          "VALUES (1, 1, 1, 'r', 'h', '2026-11-01', 'unknown', 'unknown', 'unknown', 'v', 0, "
+                          "'{\"kept\": true}')"))
+        conn.execute(text("INSERT INTO queue (cluster, job_id, attempt, state, payload, tries, not_before, "
+                          "created_at, updated_at) VALUES ('c', '9', 0, 'dead', '{}', 8, '2026-11-01', "
+                          "'2026-11-01', '2026-11-01')"))
+    engine.dispose()
+    with Store.open(url) as store, store.engine.connect() as conn:
+        assert conn.execute(text("SELECT document FROM diagnosis_documents")).scalar() == '{"kept": true}'
+        assert conn.execute(text("SELECT entry, state FROM queue")).one() == ("9.0", "dead")

@@ -9,7 +9,14 @@ from datetime import UTC, datetime, timedelta
 import pandas as pd
 from sqlalchemy import select
 
-from slurm_attr.store.models import Attempt, Cluster, Diagnosis, DiagnosisNode, QueueEntry
+from slurm_attr.store.models import (
+    Attempt,
+    Cluster,
+    Diagnosis,
+    DiagnosisDocument,
+    DiagnosisNode,
+    QueueEntry,
+)
 from slurm_attr.store.repository import Store
 
 _RELATIVE = re.compile(r"^(?P<n>\d+)\s*(?P<unit>[mhdw])$")
@@ -64,8 +71,8 @@ def load_frame(store: Store, f: Filters) -> pd.DataFrame:
         q = q.where(Diagnosis.id.in_(select(DiagnosisNode.diagnosis_id)
                                      .where(DiagnosisNode.node == f.node)))
     with store.engine.connect() as conn:
-        rows = conn.execute(q).all()
-    df = pd.DataFrame(rows, columns=COLUMNS)
+        rows = [tuple(row) for row in conn.execute(q)]
+    df = pd.DataFrame.from_records(rows, columns=COLUMNS)
     if df.empty:
         return df
     for col in ("start", "end"):
@@ -91,7 +98,8 @@ def load_documents(store: Store, ids: list[int]) -> dict[int, dict]:
     docs: dict[int, dict] = {}
     with store.engine.connect() as conn:
         for i in range(0, len(ids), 2000):
-            q = select(Diagnosis.id, Diagnosis.document).where(Diagnosis.id.in_(ids[i:i + 2000]))
+            q = select(DiagnosisDocument.diagnosis_id, DiagnosisDocument.document).where(
+                DiagnosisDocument.diagnosis_id.in_(ids[i:i + 2000]))
             docs.update({row[0]: row[1] for row in conn.execute(q)})
     return docs
 
@@ -101,8 +109,8 @@ def load_pages(store: Store, ids: list[int]) -> dict[int, tuple[str | None, str 
     pages: dict[int, tuple[str | None, str | None]] = {}
     with store.engine.connect() as conn:
         for i in range(0, len(ids), 2000):
-            q = select(Diagnosis.id, Diagnosis.page_version, Diagnosis.page_html).where(
-                Diagnosis.id.in_(ids[i:i + 2000]))
+            q = select(DiagnosisDocument.diagnosis_id, DiagnosisDocument.page_version,
+                       DiagnosisDocument.page_html).where(DiagnosisDocument.diagnosis_id.in_(ids[i:i + 2000]))
             pages.update({row[0]: (row[1], row[2]) for row in conn.execute(q)})
     return pages
 

@@ -79,15 +79,25 @@ class Diagnosis(Base):
     root_kind: Mapped[str | None] = mapped_column(String(64))
     root_time: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     coverage_ok: Mapped[float] = mapped_column(Float, default=1.0)
-    document: Mapped[dict] = mapped_column(JSON)
-    # The rendered body of the job page and the template version it came from: a report then
-    # only wraps it, and a template upgrade re-renders it once.
-    page_version: Mapped[str | None] = mapped_column(String(16))
-    page_html: Mapped[str | None] = mapped_column(Text, deferred=True)
     attempt: Mapped[Attempt] = relationship(back_populates="diagnoses")
+    body: Mapped[DiagnosisDocument] = relationship(cascade="all, delete-orphan")
     events: Mapped[list[EventRow]] = relationship(cascade="all, delete-orphan")
     nodes: Mapped[list[DiagnosisNode]] = relationship(cascade="all, delete-orphan")
     coverage: Mapped[list[CoverageRow]] = relationship(cascade="all, delete-orphan")
+
+
+class DiagnosisDocument(Base):
+    """The full diagnosis document and its rendered job-page body, apart from the diagnoses table so
+    that report queries over many diagnoses scan small rows."""
+
+    __tablename__ = "diagnosis_documents"
+    diagnosis_id: Mapped[int] = mapped_column(ForeignKey("diagnoses.id", ondelete="CASCADE"),
+                                              primary_key=True)
+    document: Mapped[dict] = mapped_column(JSON)
+    # The page body and the template version it came from: a report only wraps it, and a
+    # template upgrade re-renders it once.
+    page_version: Mapped[str | None] = mapped_column(String(16))
+    page_html: Mapped[str | None] = mapped_column(Text)
 
 
 class DiagnosisNode(Base):

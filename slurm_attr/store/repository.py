@@ -20,6 +20,7 @@ from slurm_attr.store.models import (
     Cluster,
     CoverageRow,
     Diagnosis,
+    DiagnosisDocument,
     DiagnosisNode,
     EventRow,
 )
@@ -32,7 +33,9 @@ def resolve_url(url: str | None) -> str:
     return url or config.load().db
 
 
-def make_engine(url: str) -> Engine:
+def make_engine(url: str, *, foreign_keys: bool = True) -> Engine:
+    """foreign_keys=False is for migrations: SQLite rebuilds a table to alter it, and dropping the
+    old copy with foreign keys on would cascade-delete the rows that refer to it."""
     engine = create_engine(url, future=True)
     if engine.dialect.name == "sqlite":
 
@@ -40,7 +43,7 @@ def make_engine(url: str) -> Engine:
         def _sqlite_pragmas(dbapi_conn, _record) -> None:
             cur = dbapi_conn.cursor()
             cur.execute("PRAGMA journal_mode=WAL")
-            cur.execute("PRAGMA foreign_keys=ON")
+            cur.execute(f"PRAGMA foreign_keys={'ON' if foreign_keys else 'OFF'}")
             cur.execute("PRAGMA busy_timeout=10000")
             cur.close()
 
@@ -167,23 +170,22 @@ class Store:
     def _insert_diagnoses(s: Session, new: list[tuple[int, str, dict[str, Any]]],
                           render_page: PageRenderer | None) -> None:
         now = datetime.now(UTC)
-        rows = []
-        for attempt_id, digest, d in new:
-            row = _diagnosis_values(attempt_id, d, digest, now)
-            if render_page:
-                row["page_version"], row["page_html"] = render_page(d)
-            rows.append(row)
+        rows = [_diagnosis_values(attempt_id, d, digest, now) for attempt_id, digest, d in new]
         ids = s.execute(insert(Diagnosis).returning(Diagnosis.id, sort_by_parameter_order=True),
                         rows).scalars().all()
-        nodes, events, coverage = [], [], []
+        documents, nodes, events, coverage = [], [], [], []
         for diag_id, (_, _, d) in zip(ids, new, strict=True):
+            version, html = render_page(d) if render_page else (None, None)
+            documents.append({"diagnosis_id": diag_id, "document": d, "page_version": version,
+                              "page_html": html})
             implicated = set(d["affected_nodes"]) | {c["node"] for c in d["candidates"] if c["node"]}
             nodes += [{"diagnosis_id": diag_id, "node": n} for n in sorted(implicated)]
             events += [_event_values(diag_id, e) for e in d["symptoms"]]
             coverage += [{"diagnosis_id": diag_id, "collector": c["collector"], "node": c["node"],
                           "status": c["status"], "reason": c["reason"], "lines": c["lines"],
                           "bytes": c["bytes"]} for c in d["coverage"]]
-        for model, values in ((DiagnosisNode, nodes), (EventRow, events), (CoverageRow, coverage)):
+        for model, values in ((DiagnosisDocument, documents), (DiagnosisNode, nodes),
+                              (EventRow, events), (CoverageRow, coverage)):
             if values:
                 s.execute(insert(model), values)
 
@@ -198,8 +200,8 @@ class Store:
     def cache_pages(self, pages: Sequence[tuple[int, str, str]]) -> None:
         """Store rendered job-page bodies: (diagnosis id, template version, html)."""
         with self.sessions.begin() as s:
-            s.execute(update(Diagnosis), [{"id": i, "page_version": v, "page_html": h}
-                                          for i, v, h in pages])
+            s.execute(update(DiagnosisDocument), [{"diagnosis_id": i, "page_version": v, "page_html": h}
+                                                  for i, v, h in pages])
 
 
 def _attempt_key(w: dict[str, Any]) -> tuple[str, str, int]:
@@ -223,8 +225,7 @@ def _diagnosis_values(attempt_id: int, d: dict[str, Any], digest: str, now: date
             "document_hash": digest, "created_at": now, "outcome": d["outcome"],
             "sub_domain": d["sub_domain"], "evidence_status": d["evidence_status"],
             "verdict": d["verdict"], "root_code": rc.get("code"), "root_kind": rc.get("kind"),
-            "root_time": _parse_time(rc.get("time")), "coverage_ok": ok, "document": d,
-            "page_version": None, "page_html": None}
+            "root_time": _parse_time(rc.get("time")), "coverage_ok": ok}
 
 
 def _event_values(diag_id: int, e: dict[str, Any]) -> dict[str, Any]:

@@ -86,25 +86,30 @@ class Worker:
         return queue.settling(self.store, self.settings.settle_s + 1)
 
     # ------------------------------------------------------------------ spool -> queue
-    def ingest(self) -> int:
+    def ingest(self, chunk: int = 1000) -> int:
         """Move complete spool entries into the queue; returns how many were new."""
         spool = Path(self.settings.spool)
-        rows, done = [], []
+        added, entries = 0, []
         for item in read_entries(spool):
             if isinstance(item, tuple):
                 path, reason = item
                 log.warning("spool entry %s set aside: %s", path.name, reason)
                 set_aside(spool, path)
                 continue
-            rows.append(self._queue_row(item))
-            done.append(item.path)
-        added = queue.enqueue(self.store, rows)
-        for path in done:  # only now that the database holds them
-            path.unlink(missing_ok=True)
+            entries.append(item)
+            if len(entries) == chunk:
+                added += self._enqueue(entries)
+                entries = []
+        return added + self._enqueue(entries)
+
+    def _enqueue(self, entries: list[SpoolEntry]) -> int:
+        added = queue.enqueue(self.store, [self._queue_row(e) for e in entries])
+        for e in entries:  # only now that the database holds them
+            e.path.unlink(missing_ok=True)
         return added
 
     def _queue_row(self, entry: SpoolEntry) -> dict[str, Any]:
-        ended = datetime.fromtimestamp(entry.path.stat().st_mtime, tz=UTC)
+        ended = datetime.fromtimestamp(entry.written, tz=UTC)
         return {"cluster": entry.env.get("SLURM_CLUSTER_NAME") or self.cluster(),
                 "entry": entry.path.name, "job_id": entry.job_id, "attempt": entry.attempt,
                 "ended_at": ended, "payload": entry.env, "source": "epilog",

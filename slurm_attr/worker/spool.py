@@ -4,6 +4,7 @@ the database holds them, so a crash in between re-reads an entry, which the queu
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ class SpoolError(ValueError):
 class SpoolEntry:
     path: Path
     env: dict[str, str]
+    written: float  # st_mtime: when the hook ran, i.e. when the attempt ended
 
     @property
     def job_id(self) -> str:
@@ -58,10 +60,13 @@ def read_entries(spool: Path) -> Iterator[SpoolEntry | tuple[Path, str]]:
         path = Path(item.path)
         try:
             with path.open("rb") as fh:
+                written = os.fstat(fh.fileno()).st_mtime
                 raw = fh.read(MAX_ENTRY_BYTES + 1)
             if len(raw) > MAX_ENTRY_BYTES:
                 raise SpoolError("larger than 1 MiB")
-            yield SpoolEntry(path, parse_env(raw))
+            yield SpoolEntry(path, parse_env(raw), written)
+        except FileNotFoundError:
+            continue  # another worker on this host took it
         except (OSError, SpoolError) as exc:
             yield path, str(exc)
 
@@ -70,4 +75,5 @@ def set_aside(spool: Path, path: Path) -> None:
     """Keep an unusable entry in failed/ for a human instead of deleting it."""
     target = spool / "failed"
     target.mkdir(exist_ok=True)
-    os.replace(path, target / path.name)
+    with contextlib.suppress(FileNotFoundError):  # another worker on this host moved it
+        os.replace(path, target / path.name)

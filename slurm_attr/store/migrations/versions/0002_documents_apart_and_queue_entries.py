@@ -1,4 +1,5 @@
-"""cached job page bodies; queue rows per epilog run, with lease owner, source and end time
+"""documents apart from diagnoses, with cached job-page bodies; queue rows per epilog run,
+with lease owner, source and end time
 
 Revision ID: 0002
 Revises: 0001
@@ -14,9 +15,18 @@ depends_on = None
 
 
 def upgrade() -> None:
+    op.create_table(
+        "diagnosis_documents",
+        sa.Column("diagnosis_id", sa.Integer(), nullable=False),
+        sa.Column("document", sa.JSON(), nullable=False),
+        sa.Column("page_version", sa.String(length=16), nullable=True),
+        sa.Column("page_html", sa.Text(), nullable=True),
+        sa.ForeignKeyConstraint(["diagnosis_id"], ["diagnoses.id"], ondelete="CASCADE"),
+        sa.PrimaryKeyConstraint("diagnosis_id"),
+    )
+    op.execute("INSERT INTO diagnosis_documents (diagnosis_id, document) SELECT id, document FROM diagnoses")
     with op.batch_alter_table("diagnoses") as batch:
-        batch.add_column(sa.Column("page_version", sa.String(length=16), nullable=True))
-        batch.add_column(sa.Column("page_html", sa.Text(), nullable=True))
+        batch.drop_column("document")
     with op.batch_alter_table("queue") as batch:
         batch.add_column(sa.Column("lease_owner", sa.String(length=128), nullable=True))
         batch.add_column(sa.Column("source", sa.String(length=16), nullable=False,
@@ -39,5 +49,7 @@ def downgrade() -> None:
         for column in ("ended_at", "entry", "source", "lease_owner"):
             batch.drop_column(column)
     with op.batch_alter_table("diagnoses") as batch:
-        batch.drop_column("page_html")
-        batch.drop_column("page_version")
+        batch.add_column(sa.Column("document", sa.JSON(), nullable=True))
+    op.execute("UPDATE diagnoses SET document = (SELECT document FROM diagnosis_documents "
+               "WHERE diagnosis_documents.diagnosis_id = diagnoses.id)")
+    op.drop_table("diagnosis_documents")
