@@ -131,3 +131,12 @@ def test_specific_match_inside_an_exception_keeps_its_traceback(make_bundle):
     event = next(s for s in d["symptoms"] if s["kind"] == "cuda_error")
     assert event["fields"]["frame"] == "/w/train.py:9 in step"
     assert event["fields"]["exc"] == "RuntimeError"
+
+
+def test_output_of_a_one_node_job_is_placed_on_that_node(make_bundle):
+    line = "2026-11-20T10:30:00Z RuntimeError: CUDA error: an illegal memory access was encountered\n"
+    d = analyze_bundle(make_bundle({"app/out.txt": line}, nodes="gpu-07"))
+    assert d["root_cause"]["nodes"] == ["gpu-07"]
+    assert "rank ?" not in d["verdict"] and "on a rank" in d["root_cause"]["explanation"]
+    two = analyze_bundle(make_bundle({"app/out.txt": line}))  # two nodes: the rank is unknown
+    assert two["root_cause"]["nodes"] == []

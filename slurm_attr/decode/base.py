@@ -40,6 +40,8 @@ class SafeDict(dict):
 def render(template: str | None, fields: dict[str, Any]) -> str:
     if not template:
         return ""
+    if fields.get("rank") is None:  # a line without a rank prefix (one process, or no launcher tag)
+        template = template.replace("rank {rank}", "a rank")
     try:
         return template.format_map(SafeDict({k: v for k, v in fields.items() if v is not None}))
     except (ValueError, IndexError, AttributeError):

@@ -253,6 +253,9 @@ class Extractor:
             if index < len(self.workload.nodes):
                 fields["node_from"] = "rank (block distribution)"
                 return self.workload.nodes[index]
+        if len(self.workload.nodes) == 1:  # every process of a one-node job ran there
+            fields["node_from"] = "the job's only node"
+            return self.workload.nodes[0]
         return None
 
     def _context(self, buf: bytes, start: int, end: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
