@@ -54,6 +54,7 @@ def test_workload_from_sacct_facts():
     w = workload_from(facts, "fallback")
     assert (w.cluster, w.nodes, w.elapsed_s, w.gpus_per_node) == (
         "attrtest", ["gpu-001", "gpu-002"], 599.0, 8)
+    assert "uid 1001" in w.reason  # CANCELLED by 1001: who cancelled it
 
 
 # ---------------------------------------------------------------------------- spool and hook

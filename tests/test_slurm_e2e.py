@@ -260,6 +260,7 @@ def test_node_set_down_is_a_node_failure_on_that_node(scenario):
 def test_cancelled_by_user(scenario):
     d = _one(scenario["cancel"])
     assert (d["terminal_state"], d["sub_domain"]) == ("CANCELLED", "cancelled")
+    assert "uid 0" in d["root_cause"]["explanation"]  # who cancelled it (the test runs as root)
 
 
 def test_requeued_job_gets_one_diagnosis_per_attempt(scenario):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import pwd
 import subprocess
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -181,15 +182,29 @@ class SlurmClient:
         raise SlurmError("scontrol show config has no ClusterName")
 
 
+def _cancelled_by(facts: dict[str, Any]) -> str | None:
+    """Who cancelled the job: `CANCELLED by <uid>` (the name where this host knows the uid)."""
+    if facts.get("kill_request_user"):
+        return str(facts["kill_request_user"])
+    uid = facts.get("cancelled_by_uid")
+    if not uid or not uid.isdigit():
+        return None
+    try:
+        return f"{pwd.getpwuid(int(uid)).pw_name} (uid {uid})"
+    except KeyError:
+        return f"uid {uid}"
+
+
 def workload_from(facts: dict[str, Any], cluster: str) -> Workload:
     """A Workload from one attempt's sacct facts (the job must have ended)."""
     nodelist = facts["nodes"] if facts["nodes"] not in ("", "None assigned") else ""
     start, end = facts["start"] or facts["submit"], facts["end"]
+    reason = _cancelled_by(facts) if facts["state"] == "CANCELLED" else facts["reason"]
     return Workload(
         cluster=facts["cluster"] or cluster, job_id=facts["job_id"], attempt=facts["attempt"],
         name=facts["name"], user=facts["user"], partition=facts["partition"], nodelist=nodelist,
         nodes=expand_nodes(nodelist), start=start, end=end, state=facts["state"],
         exit_code=facts["exit_code"], derived_exit_code=facts["derived_exit_code"],
-        reason=facts["reason"], gpus_per_node=facts["gpus_per_node"], steps=facts["steps"],
+        reason=reason, gpus_per_node=facts["gpus_per_node"], steps=facts["steps"],
         failed_node=facts["failed_node"],
     )

@@ -108,7 +108,8 @@ class Store:
         return stored
 
     def save_in(self, s: Session, docs: Sequence[dict[str, Any]], *, keep_history: bool,
-                    render_page: PageRenderer | None) -> int:
+                render_page: PageRenderer | None) -> int:
+        """Store diagnoses inside the caller's transaction (the queue closes its entry in it too)."""
         docs = list({_attempt_key(d["workload"]): d for d in docs}.values())  # last one wins
         attempts = self._upsert_attempts(s, [d["workload"] for d in docs])
         current: dict[int, list[tuple[int, str]]] = {}
