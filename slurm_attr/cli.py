@@ -45,9 +45,12 @@ def cli() -> None:
 @click.option("--rules", "rules_dir", type=click.Path(exists=True, file_okay=False),
               envvar="SLURM_ATTR_RULES", help="Rules directory (default: the built-in rules).")
 @click.option("--save", is_flag=True, help="Store the diagnoses in the database.")
+@click.option("--keep-history/--replace", default=None,
+              help="With --save: keep an attempt's earlier diagnosis as history, or replace it "
+                   "(default: keep_history in the config file, else replace).")
 @click.option("--db", envvar="SLURM_ATTR_DB", help=DB_HELP)
 def analyze(bundles: tuple[Path, ...], job_id: str | None, attempt: int | None, fmt: str,
-            rules_dir: str | None, save: bool, db: str | None) -> None:
+            rules_dir: str | None, save: bool, keep_history: bool | None, db: str | None) -> None:
     """Diagnose static job bundles (see README: the bundle layout) or one live job (--job)."""
     if bool(bundles) == bool(job_id):
         raise click.UsageError("give bundle directories or --job JOBID (not both)")
@@ -69,7 +72,9 @@ def analyze(bundles: tuple[Path, ...], job_id: str | None, attempt: int | None, 
             click.echo(render_summary(diagnosis))
     if save and diagnoses:
         with Store.open(db) as store:
-            store.save_many([d for _, d in diagnoses], render_page=render.job_page_body)
+            keep = _settings().keep_history if keep_history is None else keep_history
+            store.save_many([d for _, d in diagnoses], render_page=render.job_page_body,
+                            keep_history=keep)
         click.echo(f"saved {len(diagnoses)} diagnoses", err=True)
     if failed:
         sys.exit(2)
@@ -245,6 +250,10 @@ def epilog_install(spool: Path | None, dest: Path, slurm_conf: Path | None, slur
     except (hook.HookError, OSError) as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(hook.conf_lines(dest.absolute()), nl=False, err=print_only)
+    existing = hook.other_epilog(slurm_conf, dest.absolute())
+    if existing:
+        click.echo(f"warning: slurm.conf already runs EpilogSlurmctld={existing}; keep it by calling "
+                   f"it from a wrapper that also runs {dest}", err=True)
 
 
 def main() -> None:

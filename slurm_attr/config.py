@@ -38,6 +38,9 @@ class Settings:
     max_tries: int = 8
     backoff_s: int = 15  # doubled after each failed try, capped at one hour
     skip_completed: bool = True  # drop queued jobs that sacct shows COMPLETED
+    # A new diagnosis of an attempt (new rules, more logs) replaces the stored one, or keeps it
+    # as history (reports show only the current one).
+    keep_history: bool = False
     sacct: str = "sacct"
     sacctmgr: str = "sacctmgr"
     scontrol: str = "scontrol"

@@ -30,15 +30,25 @@ def script_text(spool: str) -> str:
     return _SPOOL_LINE.sub(lambda _: f"SPOOL=${{SLURM_ATTR_SPOOL:-{spool}}}", source, count=1)
 
 
-def slurm_user(slurm_conf: Path | None) -> str:
-    """SlurmUser from slurm.conf (Slurm's default is root)."""
+def _conf_value(slurm_conf: Path | None, key: str) -> str | None:
     path = slurm_conf or Path(os.environ.get("SLURM_CONF", "/etc/slurm/slurm.conf"))
     try:
         text = path.read_text(errors="replace")
     except OSError:
-        return "root"
-    m = re.search(r"^\s*SlurmUser\s*=\s*(\S+)", text, re.M | re.I)
-    return m.group(1) if m else "root"
+        return None
+    m = re.search(rf"^\s*{key}\s*=\s*(\S+)", text, re.M | re.I)
+    return m.group(1) if m else None
+
+
+def slurm_user(slurm_conf: Path | None) -> str:
+    """SlurmUser from slurm.conf (Slurm's default is root)."""
+    return _conf_value(slurm_conf, "SlurmUser") or "root"
+
+
+def other_epilog(slurm_conf: Path | None, dest: Path) -> str | None:
+    """An EpilogSlurmctld already configured that is not this hook (it would be replaced)."""
+    current = _conf_value(slurm_conf, "EpilogSlurmctld")
+    return current if current and Path(current) != dest else None
 
 
 def prepare_spool(spool: Path, user: str) -> None:

@@ -244,3 +244,12 @@ def test_config_mistakes_are_reported(tmp_path, text, error):
     path.write_text(text)
     with pytest.raises(config.ConfigError, match=error):
         config.build(config.read_file(path), {})
+
+
+def test_install_reads_slurm_conf(tmp_path):
+    conf = tmp_path / "slurm.conf"
+    conf.write_text("ClusterName=x\n  slurmuser = slurm\nEpilogSlurmctld=/etc/slurm/old-epilog\n")
+    assert hook.slurm_user(conf) == "slurm"
+    assert hook.other_epilog(conf, Path("/usr/local/sbin/slurm-attr-epilog")) == "/etc/slurm/old-epilog"
+    assert hook.other_epilog(conf, Path("/etc/slurm/old-epilog")) is None
+    assert hook.slurm_user(tmp_path / "missing.conf") == "root"

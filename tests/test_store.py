@@ -93,3 +93,35 @@ def test_upgrade_from_the_first_schema_keeps_stored_diagnoses(tmp_path):
     with Store.open(url) as store, store.engine.connect() as conn:
         assert conn.execute(text("SELECT document FROM diagnosis_documents")).scalar() == '{"kept": true}'
         assert conn.execute(text("SELECT entry, state FROM queue")).one() == ("9.0", "dead")
+
+
+def test_reanalysis_with_new_rules_keeps_history_or_replaces_by_choice(tmp_path):
+    import shutil
+
+    from click.testing import CliRunner
+    from conftest import ROOT
+
+    from slurm_attr.cli import cli
+
+    rules = tmp_path / "rules"
+    shutil.copytree(ROOT / "rules", rules)
+    policy = rules / "policy.yaml"
+    policy.write_text(policy.read_text().replace("margin: 8 ", "margin: 9 "))  # a local edit
+    bundle = str(sample_dirs()[0])
+    db = f"sqlite:///{tmp_path / 'h.db'}"
+    runner = CliRunner()
+
+    def run(*extra: str) -> None:
+        assert runner.invoke(cli, ["analyze", bundle, "--save", "--db", db, *extra]).exit_code == 0
+
+    def stored() -> list[tuple[str, bool]]:
+        with Store.open(db) as store, store.sessions() as s:
+            return [(d.ruleset_version, d.is_current) for d in s.scalars(select(Diagnosis).order_by(Diagnosis.id))]
+
+    run()
+    (builtin, _), = stored()
+    run("--rules", str(rules), "--replace")
+    (local, current), = stored()
+    assert local != builtin and current
+    run("--keep-history")
+    assert stored() == [(local, False), (builtin, True)]

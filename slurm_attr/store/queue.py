@@ -97,10 +97,11 @@ def _mine(c: Claim):
 
 
 def finish(store: Store, c: Claim, diagnoses: list[dict[str, Any]], *, state: str = "done",
-           note: str | None = None, render_page: PageRenderer | None = None) -> None:
+           note: str | None = None, render_page: PageRenderer | None = None,
+           keep_history: bool = False) -> None:
     """Store the diagnoses and close the queue entry in one transaction."""
     with store.sessions.begin() as s:
-        store.save_in(s, diagnoses, keep_history=False, render_page=render_page)
+        store.save_in(s, diagnoses, keep_history=keep_history, render_page=render_page)
         s.execute(update(QueueEntry).where(_mine(c)).values(
             state=state, last_error=note, lease_until=None, updated_at=now()))
 

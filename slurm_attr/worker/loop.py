@@ -178,7 +178,8 @@ class Worker:
         except SlurmError as exc:
             raise Transient(str(exc)) from exc
         queue.finish(self.store, c, found, state="skipped" if skip else "done",
-                     note="COMPLETED" if skip else None, render_page=job_page_body)
+                     note="COMPLETED" if skip else None, render_page=job_page_body,
+                     keep_history=self.settings.keep_history)
         return ", ".join(f"attempt {d['workload']['attempt']}: {d['outcome']}/{d['sub_domain']}"
                          for d in found) or "completed, skipped"
 
