@@ -140,3 +140,16 @@ def test_output_of_a_one_node_job_is_placed_on_that_node(make_bundle):
     assert "rank ?" not in d["verdict"] and "on a rank" in d["root_cause"]["explanation"]
     two = analyze_bundle(make_bundle({"app/out.txt": line}))  # two nodes: the rank is unknown
     assert two["root_cause"]["nodes"] == []
+
+
+def test_a_step_killed_for_memory_explains_a_job_that_only_failed(make_bundle):
+    steps = [{"id": "batch", "name": "batch", "state": "FAILED", "exit_code": "1:0", "nodes": "gpu-01",
+              "start": "2026-11-20T10:00:00+00:00", "end": "2026-11-20T11:00:00+00:00"},
+             {"id": "0", "name": "python", "state": "OUT_OF_MEMORY", "exit_code": "0:125", "nodes": "gpu-02",
+              "start": "2026-11-20T10:00:01+00:00", "end": "2026-11-20T10:59:58+00:00"},
+             {"id": "1", "name": "python", "state": "CANCELLED", "exit_code": "0:15", "nodes": "gpu-[01-02]",
+              "start": "2026-11-20T10:00:01+00:00", "end": "2026-11-20T10:59:59+00:00"}]
+    d = analyze_bundle(make_bundle({}, steps=steps))
+    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("host_oom", ["gpu-02"])
+    plain = analyze_bundle(make_bundle({}, steps=[{**s, "state": "FAILED"} for s in steps]))
+    assert plain["sub_domain"] != "host_oom"

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
+
+import hostlist
 
 from slurm_attr.decode.base import render
 from slurm_attr.model import Event, Observations, SourceRef, Workload
@@ -55,6 +57,22 @@ def _demote(event: Event, rule: str, by: Event | None) -> None:
     event.explained_by = by.index if by else None
 
 
+# Step states that say why a job whose own state is only FAILED ended.
+_STEP_STATES_THAT_EXPLAIN = {"OUT_OF_MEMORY", "NODE_FAIL"}
+_STEP_OK = {"COMPLETED", "RUNNING", "PENDING", None}
+
+
+def _parse(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value) if value else None
+
+
+def _expand(nodes: str | None) -> list[str]:
+    try:
+        return hostlist.expand_hostlist(nodes) if nodes else []
+    except hostlist.BadHostlist:
+        return []
+
+
 class Engine:
     def __init__(self, ruleset: Ruleset, workload: Workload) -> None:
         self.ruleset = ruleset
@@ -87,20 +105,46 @@ class Engine:
     # ------------------------------------------------------------------ scheduler facts
     def scheduler_events(self) -> list[Event]:
         w = self.workload
+        events = []
         spec = self.policy["scheduler_states"].get(w.state)
-        if not spec:
-            return []
-        node = w.failed_node if w.state == "NODE_FAIL" else None
-        fields = {"state": w.state, "exit_code": w.exit_code,
+        if spec:
+            node = w.failed_node if w.state == "NODE_FAIL" else None
+            text = f"State={w.state} ExitCode={w.exit_code}" + (f" Reason={w.reason}" if w.reason else "")
+            events.append(self._state_event(spec, w.state, w.exit_code, node, w.end, "workload", text))
+        step = self._first_failed_step()
+        if step and step["state"] != w.state and step["state"] in _STEP_STATES_THAT_EXPLAIN:
+            events.append(self._step_event(step))
+        return events
+
+    def _step_event(self, step: dict) -> Event:
+        """A step killed for memory or by a node failure leaves the job itself only FAILED."""
+        on = set(_expand(step["nodes"]))
+        nodes = [n for n in self.workload.nodes if n in on]
+        text = (f"step {step['id']} ({step['name']}) on {step['nodes']}: "
+                f"{step['state']} {step['exit_code']}")
+        return self._state_event(self.policy["scheduler_states"][step["state"]], step["state"],
+                                 step["exit_code"] or "", nodes[0] if len(nodes) == 1 else None,
+                                 _parse(step["end"]) or self.workload.end, "sacct steps", text)
+
+    def _state_event(self, spec: dict, state: str, exit_code: str, node: str | None,
+                     when: datetime, source: str, text: str) -> Event:
+        w = self.workload
+        fields = {"state": state, "exit_code": exit_code,
                   "by": (w.reason or "a user or admin"), "node": node or "one of the job's nodes"}
-        text = f"State={w.state} ExitCode={w.exit_code}" + (f" Reason={w.reason}" if w.reason else "")
-        return [Event(
-            kind="scheduler_state", rule="scheduler.state", node=node, time=w.end,
-            time_quality="exact", source=SourceRef("workload", 0, text),
+        return Event(
+            kind="scheduler_state", rule="scheduler.state", node=node, time=when,
+            time_quality="exact", source=SourceRef(source, 0, text),
             sub_domain=spec["sub_domain"], base_role="cause", priority=int(spec["priority"]),
-            summary=render(spec["summary"], fields), code=w.state, action=spec.get("action"),
+            summary=render(spec["summary"], fields), code=state, action=spec.get("action"),
             fields={k: v for k, v in fields.items() if k != "node"},
-        )]
+        )
+
+    def _first_failed_step(self) -> dict | None:
+        """The step that failed first (by end time); the batch and extern steps only carry the
+        job's own fate, so they are left out."""
+        failed = [s for s in self.workload.steps
+                  if s.get("id") not in ("batch", "extern") and s.get("state") not in _STEP_OK]
+        return min(failed, key=lambda s: s.get("end") or "~", default=None)
 
     # ------------------------------------------------------------------ filter stage
     def window_filter(self, events: list[Event]) -> list[Event]:
