@@ -14,10 +14,11 @@ from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
 from slurm_attr import __version__, config, hook
 from slurm_attr.analyze import analyze_bundle, diagnose_attempt, minimal_env
+from slurm_attr.collect.files import clean
 from slurm_attr.output.diagnosis import dumps
 from slurm_attr.output.summary import render_summary
 from slurm_attr.report import render
-from slurm_attr.report.query import Filters, load_frame, parse_when
+from slurm_attr.report.query import Filters, load_dead_letters, load_frame, parse_when
 from slurm_attr.ruleset import RuleError
 from slurm_attr.scope.slurm import SlurmClient, SlurmError
 from slurm_attr.scope.static import BundleError
@@ -195,6 +196,21 @@ def _open_store(db: str | None, *, wait: bool, poll_s: float) -> Store:
             logging.getLogger("slurm_attr.worker").error(
                 "database unavailable, retrying in %.0fs: %s", poll_s, str(exc).splitlines()[0])
             time.sleep(poll_s)
+
+
+@cli.command("queue")
+@click.option("--retry-dead", is_flag=True, help="Give every dead-letter job a fresh set of tries.")
+@click.option("--db", envvar="SLURM_ATTR_DB", help=DB_HELP)
+def queue_status(retry_dead: bool, db: str | None) -> None:
+    """How many queued jobs are in each state, and the dead letters with their last error."""
+    with Store.open(db) as store:
+        if retry_dead:
+            click.echo(f"{queue.revive_dead(store)} dead-letter jobs queued again")
+        for state, n in sorted(queue.counts(store).items()):
+            click.echo(f"{state:<8} {n:>8}")
+        for row in load_dead_letters(store).itertuples():
+            click.echo(f"dead: {row.cluster} {row.job_id} (restart {row.attempt}), {row.tries} tries: "
+                       f"{clean(row.last_error or '')[:200]}")
 
 
 @cli.command()

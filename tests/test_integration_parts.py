@@ -253,3 +253,22 @@ def test_install_reads_slurm_conf(tmp_path):
     assert hook.other_epilog(conf, Path("/usr/local/sbin/slurm-attr-epilog")) == "/etc/slurm/old-epilog"
     assert hook.other_epilog(conf, Path("/etc/slurm/old-epilog")) is None
     assert hook.slurm_user(tmp_path / "missing.conf") == "root"
+
+
+def test_queue_command_lists_and_revives_dead_letters(tmp_path):
+    from click.testing import CliRunner
+
+    from slurm_attr.cli import cli
+    from slurm_attr.store.repository import Store
+
+    db = f"sqlite:///{tmp_path / 'q.db'}"
+    with Store.open(db) as store:
+        queue.enqueue(store, _rows(2))
+        for c in queue.claim(store, "w", 1, lease_s=60):
+            queue.retry(store, c, "sacct: \x1b[31mSlurm is down", max_tries=1, backoff_s=1)
+    out = CliRunner().invoke(cli, ["queue", "--db", db]).stdout
+    assert "dead" in out and "Slurm is down" in out and "\x1b" not in out
+    out = CliRunner().invoke(cli, ["queue", "--db", db, "--retry-dead"]).stdout
+    assert out.startswith("1 dead-letter jobs queued again") and "dead:" not in out
+    with Store.open(db) as store:
+        assert queue.counts(store) == {"pending": 2}

@@ -143,6 +143,15 @@ def epilog_env(store: Store, cluster: str, job_id: str, end: datetime) -> dict[s
     return found[near[0][1]][1] if near and near[0][0] <= 120 else None
 
 
+def revive_dead(store: Store) -> int:
+    """Give dead letters a fresh set of tries (after the cause, e.g. a broken collector, is fixed)."""
+    with store.sessions.begin() as s:
+        result = s.execute(update(QueueEntry).where(QueueEntry.state == "dead").values(
+            state="pending", tries=0, not_before=now(), updated_at=now()).execution_options(
+            synchronize_session=False))
+        return result.rowcount
+
+
 def counts(store: Store) -> dict[str, int]:
     from sqlalchemy import func
 
