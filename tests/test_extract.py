@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from datetime import UTC, datetime, timedelta
 
 from click.testing import CliRunner
 
@@ -153,3 +154,29 @@ def test_a_step_killed_for_memory_explains_a_job_that_only_failed(make_bundle):
     assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("host_oom", ["gpu-02"])
     plain = analyze_bundle(make_bundle({}, steps=[{**s, "state": "FAILED"} for s in steps]))
     assert plain["sub_domain"] != "host_oom"
+
+
+def test_big_logs_are_read_only_around_the_window(make_bundle, monkeypatch):
+    from slurm_attr.collect import files
+    from slurm_attr.extract import extractor
+
+    monkeypatch.setattr(extractor, "_SEEK_MIN_BYTES", 1 << 20)  # as if this 11 MB file were huge
+    monkeypatch.setattr(files, "BLOCK", 1 << 18)
+    noise = "gpu-01 systemd[1]: Started Session {n} of user alice.\n"
+    xid = "gpu-01 kernel: NVRM: Xid (PCI:0000:18:00): 79, pid=1, name=python, GPU has fallen off the bus.\n"
+    lines, t = [], datetime(2026, 11, 19, tzinfo=UTC)
+    while t < datetime(2026, 11, 22, tzinfo=UTC):  # three days, one line every 2 s
+        text = xid if t in (datetime(2026, 11, 19, 3, tzinfo=UTC), datetime(2026, 11, 20, 10, 30, tzinfo=UTC)) \
+            else noise.format(n=int(t.timestamp()))
+        lines.append(f"{t.isoformat()} {text}")
+        t += timedelta(seconds=2)
+    body = "".join(lines)
+    bundle = make_bundle({"nodes/gpu-01/syslog": body})  # the job: 10:00-11:00 on Nov 20
+    d = analyze_bundle(bundle)
+    assert d["root_cause"]["code"] == "XID 79"
+    ev = d["symptoms"][d["root_cause"]["event"]]["source"]
+    assert body.splitlines()[ev["line"] - 1] == ev["text"]  # line numbers count the skipped part
+    cov = next(c for c in d["coverage"] if c["node"] == "gpu-01")
+    assert cov["bytes"] < len(body) / 5  # not the two days outside the window
+    assert cov["span"]["first"] > "2026-11-20" and cov["span"]["last"] < "2026-11-20T13"
+    assert not any((s["time"] or "").startswith("2026-11-19") for s in d["symptoms"])

@@ -80,18 +80,35 @@ class _GzipStream:
 
 
 def _open(path: Path, stats: ReadStats):
+    return _GzipStream(path, stats) if is_gzip(path) else open(path, "rb")
+
+
+def is_gzip(path: Path) -> bool:
     with open(path, "rb") as probe:
-        magic = probe.read(2)
-    if magic == b"\x1f\x8b":
-        return _GzipStream(path, stats)
-    return open(path, "rb")
+        return probe.read(2) == b"\x1f\x8b"
 
 
-def iter_blocks(path: Path, stats: ReadStats) -> Iterator[bytes]:
-    """Yield blocks of whole lines. Cuts gigantic lines and survives truncated archives."""
+def count_lines(path: Path, end: int) -> int:
+    """Newlines in the first `end` bytes of a plain file (cheap: no decoding, no matching)."""
+    count, left = 0, end
+    with open(path, "rb") as fh:
+        while left > 0:
+            data = fh.read(min(BLOCK, left))
+            if not data:
+                break
+            count += data.count(b"\n")
+            left -= len(data)
+    return count
+
+
+def iter_blocks(path: Path, stats: ReadStats, start: int = 0) -> Iterator[bytes]:
+    """Yield blocks of whole lines from byte `start` (a line start) of a plain file, or from the
+    beginning of a gzipped one. Cuts gigantic lines and survives truncated archives."""
     carry = b""
     try:
         with _open(path, stats) as fh:
+            if start:
+                fh.seek(start)
             while True:
                 data = fh.read(BLOCK)
                 if not data:

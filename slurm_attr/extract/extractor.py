@@ -9,9 +9,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from pathlib import Path
 
-from slurm_attr.collect.files import MAX_LINE, ReadStats, clean, decode, iter_blocks
+from slurm_attr.collect.files import (
+    MAX_LINE,
+    ReadStats,
+    clean,
+    count_lines,
+    decode,
+    is_gzip,
+    iter_blocks,
+)
 from slurm_attr.decode import DECODERS, Classification, DecodeContext
 from slurm_attr.decode.base import RANK_PREFIX, render, strip_rank
 from slurm_attr.extract.timestamps import Clock, Stamp
@@ -19,6 +28,12 @@ from slurm_attr.model import Coverage, Event, Observations, SourceRef, Workload
 from slurm_attr.ruleset import Pattern, Ruleset
 
 _LOOKBACK_BYTES = 64 << 10  # earlier text kept for multi-line messages across block boundaries
+# System logs are read from a little before the attempt's window to a little after it: a plain
+# file bigger than _SEEK_MIN_BYTES is entered by bisecting on its timestamps, and reading stops
+# once a block ends past the window. The slack absorbs lines written slightly out of order.
+_SEEK_MIN_BYTES = 64 << 20
+_WINDOW_SLACK = timedelta(minutes=10)
+_WINDOWED_ORIGINS = ("node", "controller")
 _STAMP_SCAN_LINES = 30
 _CARRY_LINES = 50
 _CONTEXT_LINES = 2
@@ -77,16 +92,21 @@ class Extractor:
                            for o in ("node", "app", "controller")}
         self.ranks_per_node = max(1, workload.gpus_per_node)
         self.generic_depth = max((p.context_before for p in ruleset.patterns if p.generic), default=0)
+        window = ruleset.policy["window"]
+        self.window = (workload.start - timedelta(seconds=window["context_before_s"]) - _WINDOW_SLACK,
+                       workload.end + timedelta(seconds=window["margin_after_s"]) + _WINDOW_SLACK)
 
     # -------------------------------------------------------------- file level
     def scan(self, path: Path, scan: FileScan, obs: Observations) -> None:
         stats = ReadStats()
         prefilter = self.prefilters[scan.origin]
-        line_base = 0
+        windowed = scan.origin in _WINDOWED_ORIGINS
+        start = self._window_start(path, scan) if windowed else 0
+        line_base = count_lines(path, start) if start else 0
         tail = b""
         first_block = True
         last_block = b""
-        for block in iter_blocks(path, stats):
+        for block in iter_blocks(path, stats, start):
             if first_block:
                 self._head_stamps(block, scan)
                 first_block = False
@@ -109,12 +129,52 @@ class Extractor:
             line_base += block.count(b"\n")
             tail = buf[-_LOOKBACK_BYTES:]
             last_block = block
+            if windowed and self._after_window(block, scan):
+                break
         self._tail_stamps(last_block, scan)
         scan.coverage.lines += line_base
         scan.coverage.bytes += stats.bytes
         for problem in sorted(set(stats.problems + scan.problems)):
             obs.error(scan.coverage.collector, problem, scan.relpath)
             scan.coverage.notes.append(f"{scan.relpath}: {problem}")
+
+    def _first_time(self, lines: list[bytes], scan: FileScan) -> datetime | None:
+        for raw in lines[:_STAMP_SCAN_LINES]:
+            stamp = scan.clock.parse(decode(raw)[0])
+            if stamp.when is not None and stamp.quality != "boot_relative":
+                return stamp.when
+        return None
+
+    def _window_start(self, path: Path, scan: FileScan) -> int:
+        """A line start at or a little before the window's start in a big plain file (0 when
+        the file is small, compressed, or its lines carry no usable time)."""
+        try:
+            size = path.stat().st_size
+            if size < _SEEK_MIN_BYTES or is_gzip(path):
+                return 0
+            lo, hi = 0, size
+            with open(path, "rb") as fh:
+                while hi - lo > (1 << 20):
+                    mid = (lo + hi) // 2
+                    fh.seek(mid)
+                    lines = fh.read(1 << 16).split(b"\n")[1:]  # the first piece is a partial line
+                    when = self._first_time(lines, scan)
+                    if when is None:
+                        return 0
+                    if when < self.window[0]:
+                        lo = mid
+                    else:
+                        hi = mid
+                fh.seek(lo)
+                newline = fh.read(MAX_LINE).find(b"\n") if lo else -1
+                return lo + newline + 1 if newline >= 0 else 0
+        except OSError:
+            return 0
+
+    def _after_window(self, block: bytes, scan: FileScan) -> bool:
+        lines = block[-(1 << 16):].split(b"\n")[-_STAMP_SCAN_LINES:]
+        when = self._first_time(list(reversed(lines)), scan)
+        return when is not None and when > self.window[1]
 
     def _head_stamps(self, block: bytes, scan: FileScan) -> None:
         for raw in block[: 1 << 16].split(b"\n")[:_STAMP_SCAN_LINES]:
