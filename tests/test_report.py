@@ -149,3 +149,30 @@ def test_site_in_a_real_browser(db, evil_db, tmp_path):
         shot = ARTIFACTS / name
         _browse(target.as_uri(), f"--screenshot={shot}", f"--window-size={size}")
         assert shot.is_file() and shot.stat().st_size > 10_000
+
+
+def test_job_page_bodies_are_cached_and_rerendered_when_the_template_changes(tmp_path):
+    from sqlalchemy import select, update
+
+    from slurm_attr.analyze import analyze_bundle
+    from slurm_attr.report import render
+    from slurm_attr.report.query import Filters, load_frame
+    from slurm_attr.store.models import DiagnosisDocument
+    from slurm_attr.store.repository import Store
+
+    d = analyze_bundle(sample_dirs()[0])
+    window = Filters(parse_when("2026-01-01"), parse_when("2027-01-01"))
+    with Store.open(f"sqlite:///{tmp_path / 'c.db'}") as store:
+        store.save_diagnosis(d, render_page=render.job_page_body)
+        with store.sessions.begin() as s:  # as if stored by an older template, with a marker
+            s.execute(update(DiagnosisDocument).values(page_version="old", page_html="<p>STALE</p>"))
+        render.write_site(store, load_frame(store, window), window, tmp_path / "a")
+        page = next((tmp_path / "a" / "jobs").iterdir()).read_text()
+        assert "STALE" not in page and d["workload"]["job_id"] in page
+        with store.sessions() as s:
+            version, html = s.execute(select(DiagnosisDocument.page_version, DiagnosisDocument.page_html)).one()
+        assert version == render.job_page_body(d)[0] and "STALE" not in html
+        with store.sessions.begin() as s:  # now current: a report uses the cached body as it is
+            s.execute(update(DiagnosisDocument).values(page_html="<p>CACHED</p>"))
+        render.write_site(store, load_frame(store, window), window, tmp_path / "b")
+        assert "CACHED" in next((tmp_path / "b" / "jobs").iterdir()).read_text()
