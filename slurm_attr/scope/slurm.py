@@ -24,6 +24,8 @@ from slurm_attr.scope.static import expand_nodes
 FIELDS = ["JobIDRaw", "JobID", "JobName", "User", "Partition", "NodeList", "Submit", "Start", "End",
           "State", "ExitCode", "DerivedExitCode", "Cluster", "AllocTRES", "WorkDir", "Reason"]
 _TIMEOUT_S = 120
+# Job names, work dirs and reasons are user text and may hold "|": columns are split on this.
+DELIMITER = "\x1e|"
 FAILURE_STATES = ("FAILED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "CANCELLED", "PREEMPTED",
                   "BOOT_FAIL", "DEADLINE", "REQUEUED")
 
@@ -65,8 +67,8 @@ def parse_parsable(text: str) -> dict[str, list[dict[str, Any]]]:
     """Job id -> its attempts (oldest first), each in the shape sacct_json.parse_job returns."""
     jobs: dict[str, list[dict[str, Any]]] = {}
     current: dict[str, Any] | None = None
-    for line in text.splitlines():
-        cols = line.split("|")
+    for line in text.split("\n"):
+        cols = line.split(DELIMITER)
         if len(cols) < len(FIELDS):
             continue
         row = dict(zip(FIELDS, cols, strict=False))
@@ -125,7 +127,8 @@ class SlurmClient:
         if not job_ids:
             return {}
         out = run([self.settings.sacct, "--duplicates", "--parsable2", "--noheader", "--allusers",
-                   "--format=" + ",".join(FIELDS), "--jobs=" + ",".join(job_ids)])
+                   f"--delimiter={DELIMITER}", "--format=" + ",".join(FIELDS),
+                   "--jobs=" + ",".join(job_ids)])
         jobs = parse_parsable(out)
         self._enrich_from_json(job_ids, jobs)
         return jobs
@@ -165,10 +168,11 @@ class SlurmClient:
                    f"end={end.astimezone(UTC):{fmt}}", "format=NodeName,TimeStart,TimeEnd,State,Reason,User"])
         events = []
         for line in out.splitlines():
-            cols = line.split("|")
+            cols = line.split("|")  # sacctmgr has no --delimiter: the reason is all but the ends
             if len(cols) < 6 or not cols[0] or not _utc(cols[1]):
                 continue
-            events.append(NodeEvent(cols[0], _utc(cols[1]), _utc(cols[2]), cols[3], cols[4], cols[5]))
+            reason = "|".join(cols[4:-1])
+            events.append(NodeEvent(cols[0], _utc(cols[1]), _utc(cols[2]), cols[3], reason, cols[-1]))
         return events
 
     def cluster_name(self) -> str:
