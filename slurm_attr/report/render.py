@@ -6,6 +6,7 @@ import hashlib
 import json
 import re
 import shutil
+from concurrent.futures import Future, ThreadPoolExecutor
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -277,9 +278,11 @@ def _write_job_pages(env: Environment, store: Store, rows: pd.DataFrame, out: Pa
         return
     bodies = _job_bodies(store, rows["diagnosis_id"].tolist())
     shell = _Shell(env, "page.html", {"root": "../", **ctx})
-    for row in rows.itertuples(index=False):
-        (out / "jobs" / page_name(row.cluster, row.job_id, row.attempt)).write_text(
-            shell.page(f"Job {row.job_id}", bodies[row.diagnosis_id]))
+    with _Writer() as write:
+        for diag_id, cluster, job_id, attempt in zip(rows["diagnosis_id"], rows["cluster"], rows["job_id"],
+                                                     rows["attempt"], strict=True):
+            write(out / "jobs" / page_name(cluster, job_id, attempt),
+                  shell.page(f"Job {job_id}", bodies[diag_id]))
 
 
 def _write_node_pages(env: Environment, df: pd.DataFrame, nodes: pd.DataFrame, rows: dict[int, str],
@@ -299,7 +302,28 @@ def _write_node_pages(env: Environment, df: pd.DataFrame, nodes: pd.DataFrame, r
         recurring.setdefault(rec["node"], []).append(rec)
     body = env.get_template("node_body.html")
     shell = _Shell(env, "page.html", {"root": "../", **ctx})
-    for node, html in history.items():
-        (out / "nodes" / node_page(str(node))).write_text(shell.page(node, body.render(
-            node=node, n=len(html), rows=_rows(html, "../"), recurring=recurring[node])))
+    with _Writer() as write:
+        for node, html in history.items():
+            write(out / "nodes" / node_page(str(node)), shell.page(node, body.render(
+                node=node, n=len(html), rows=_rows(html, "../"), recurring=recurring[node])))
     return len(history)
+
+
+class _Writer:
+    """Writes many page files on a few threads: the time goes to file system calls, which run
+    outside the GIL, while the next page is being built."""
+
+    def __init__(self, threads: int = 4) -> None:
+        self.pool = ThreadPoolExecutor(threads)
+        self.pending: list[Future] = []
+
+    def __call__(self, path: Path, text: str) -> None:
+        self.pending.append(self.pool.submit(path.write_bytes, text.encode()))
+
+    def __enter__(self) -> _Writer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.pool.shutdown(wait=True)
+        for future in self.pending:
+            future.result()  # raise the first write error, if any
