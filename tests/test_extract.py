@@ -180,3 +180,15 @@ def test_big_logs_are_read_only_around_the_window(make_bundle, monkeypatch):
     assert cov["bytes"] < len(body) / 5  # not the two days outside the window
     assert cov["span"]["first"] > "2026-11-20" and cov["span"]["last"] < "2026-11-20T13"
     assert not any((s["time"] or "").startswith("2026-11-19") for s in d["symptoms"])
+
+
+def test_controller_lines_about_this_job_only(make_bundle):
+    log = ("[2026-11-20T10:59:50.100] error: slurmd error running JobId=999 on node(s)=gpu-01: Kill task failed\n"
+           "[2026-11-20T11:00:05.100] error: slurmd error running JobId=4242 on node(s)=gpu-02: Kill task failed\n"
+           "[2026-11-20T11:00:06.100] error: _job_complete: JobId=4242 epilog error on gpu-02, draining the node\n"
+           "[2026-11-20T11:00:07.100] Requeuing JobId=4242\n")
+    d = analyze_bundle(make_bundle({"controller/slurmctld.log": log}))
+    kinds = {(s["kind"], s["node"]) for s in d["symptoms"]}
+    assert {("kill_task_failed", "gpu-02"), ("node_epilog_failed", "gpu-02")} <= kinds
+    assert ("kill_task_failed", "gpu-01") not in kinds  # another job's line
+    assert any(s["kind"] == "requeue" for s in d["symptoms"])
