@@ -83,7 +83,8 @@ def analyze(bundles: tuple[Path, ...], job_id: str | None, attempt: int | None, 
 
 def _analyze_live(job_id: str, attempt: int | None, rules_dir: str | None,
                   db: str | None) -> dict:
-    settings = replace(_settings(), rules=rules_dir or _settings().rules)
+    settings = _settings()
+    settings = replace(settings, rules=rules_dir or settings.rules)
     client = SlurmClient(settings)
     try:
         attempts = client.sacct([job_id]).get(job_id, [])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import glob
 import os
+import stat
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -31,7 +32,7 @@ def _recent_files(patterns: tuple[str, ...], not_before: datetime, **fields: str
                 st = os.stat(name)
             except OSError:
                 continue
-            if os.path.isfile(name) and st.st_mtime >= not_before.timestamp():
+            if stat.S_ISREG(st.st_mode) and st.st_mtime >= not_before.timestamp():
                 found.setdefault(name, SourceFile(Path(name), name, fields.get("node")))
     return list(found.values())
 

@@ -44,12 +44,17 @@ def node_page(node: str) -> str:
 
 
 # ---------------------------------------------------------------------------- text / json / csv
-def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
+def _table(df: pd.DataFrame) -> pd.DataFrame:
+    """The report columns as scripts get them: ISO times, GPU-hours to two decimals."""
     out = df[TABLE_FIELDS].copy()
     out["end"] = out["end"].map(pd.Timestamp.isoformat)
     out["gpu_hours"] = out["gpu_hours"].astype(float).round(2)
     out["attempt"] = out["attempt"].astype(int)
-    return out.to_dict("records")
+    return out
+
+
+def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
+    return _table(df).to_dict("records")
 
 
 def render_json(df: pd.DataFrame) -> str:
@@ -59,10 +64,7 @@ def render_json(df: pd.DataFrame) -> str:
 def render_csv(df: pd.DataFrame) -> str:
     if df.empty:
         return ",".join(TABLE_FIELDS) + "\n"
-    out = df[TABLE_FIELDS].copy()
-    out["end"] = out["end"].map(lambda t: t.isoformat())
-    out["gpu_hours"] = out["gpu_hours"].round(2)
-    return out.to_csv(index=False)
+    return _table(df).to_csv(index=False)
 
 
 def render_text(df: pd.DataFrame, width: int = 160) -> str:

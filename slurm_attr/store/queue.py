@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, func, or_, select, update
+from sqlalchemy import and_, func, or_, select, tuple_, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from slurm_attr.store.models import QueueEntry
@@ -55,10 +55,12 @@ def enqueue(store: Store, rows: list[dict[str, Any]]) -> int:
               for r in rows]
     stmt = dialect.insert(QueueEntry).on_conflict_do_nothing(
         index_elements=["cluster", "entry"])
+    keys = {(r["cluster"], r["entry"]) for r in rows}
     with store.sessions.begin() as s:
-        before = s.scalar(select(func.count()).select_from(QueueEntry))
+        known = s.scalar(select(func.count()).select_from(QueueEntry).where(
+            tuple_(QueueEntry.cluster, QueueEntry.entry).in_(keys)))
         s.execute(stmt, values)
-        return s.scalar(select(func.count()).select_from(QueueEntry)) - before
+    return len(keys) - known
 
 
 def _claimable(at: datetime):
