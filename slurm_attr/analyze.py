@@ -7,13 +7,15 @@ from typing import Any
 
 from slurm_attr import ruleset as rules
 from slurm_attr.collect.bundle import BundleCollector
+from slurm_attr.collect.confine import Root
+from slurm_attr.collect.files import ReadLimits
 from slurm_attr.collect.slurm import SlurmCollector
 from slurm_attr.config import Settings
 from slurm_attr.engine.pipeline import Engine
 from slurm_attr.model import Observations, Workload
 from slurm_attr.output.diagnosis import build
 from slurm_attr.scope.slurm import SlurmClient, workload_from
-from slurm_attr.scope.static import load_workload
+from slurm_attr.scope.static import BundleError, load_workload
 
 
 def diagnose(workload: Workload, obs: Observations, rules_dir: str | None = None) -> dict[str, Any]:
@@ -38,9 +40,17 @@ def minimal_env(facts: dict[str, Any], cluster: str) -> dict[str, str]:
             "SLURM_JOB_RESTART_COUNT": str(facts["attempt"])}
 
 
-def analyze_bundle(bundle: Path, rules_dir: str | None = None) -> dict[str, Any]:
+def analyze_bundle(bundle: Path, rules_dir: str | None = None,
+                   limits: ReadLimits | None = None) -> dict[str, Any]:
     """Diagnose a static bundle. Raises BundleError when the bundle cannot be used at all."""
-    workload = load_workload(bundle)
-    ruleset = rules.load(rules_dir)
-    obs = BundleCollector(bundle, workload, ruleset).collect()
+    try:
+        root = Root(bundle)
+    except FileNotFoundError as exc:
+        raise BundleError(f"{bundle} does not exist") from exc
+    except OSError as exc:
+        raise BundleError(f"{bundle}: {exc.strerror or exc}") from exc
+    with root:
+        workload = load_workload(root)
+        ruleset = rules.load(rules_dir)
+        obs = BundleCollector(root, workload, ruleset, limits).collect()
     return diagnose(workload, obs, rules_dir)

@@ -14,12 +14,12 @@ from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
 from slurm_attr import __version__, config, hook
 from slurm_attr.analyze import analyze_bundle, diagnose_attempt, minimal_env
-from slurm_attr.collect.files import clean
 from slurm_attr.output.diagnosis import dumps
 from slurm_attr.output.summary import render_summary
 from slurm_attr.report import render
 from slurm_attr.report.query import Filters, load_dead_letters, load_frame, parse_when
 from slurm_attr.ruleset import RuleError
+from slurm_attr.sanitize import clean, clean_lines
 from slurm_attr.scope.slurm import SlurmClient, SlurmError
 from slurm_attr.scope.static import BundleError
 from slurm_attr.store import queue
@@ -52,33 +52,47 @@ def cli() -> None:
 @click.option("--db", envvar="SLURM_ATTR_DB", help=DB_HELP)
 def analyze(bundles: tuple[Path, ...], job_id: str | None, attempt: int | None, fmt: str,
             rules_dir: str | None, save: bool, keep_history: bool | None, db: str | None) -> None:
-    """Diagnose static job bundles (see README: the bundle layout) or one live job (--job)."""
+    """Diagnose static job bundles (see README: the bundle layout) or one live job (--job).
+
+    Each bundle stands alone: the usable ones are printed (and saved), the others are named on
+    stderr with the reason, and the exit status is 2 when any bundle was unusable."""
     if bool(bundles) == bool(job_id):
         raise click.UsageError("give bundle directories or --job JOBID (not both)")
-    diagnoses, failed = [], False
+    settings = _settings()
+    diagnoses, failed = [], 0
     if job_id:
         diagnoses.append((f"job {job_id}", _analyze_live(job_id, attempt, rules_dir, db)))
     for bundle in bundles:
         try:
-            diagnoses.append((str(bundle), analyze_bundle(bundle, rules_dir)))
+            diagnoses.append((str(bundle), analyze_bundle(bundle, rules_dir, settings.read_limits())))
         except (BundleError, RuleError) as exc:
-            click.echo(f"slurm-attr: {bundle}: {exc}", err=True)
-            failed = True
+            _warn(f"{bundle}: {exc}")
+            failed += 1
+        except Exception as exc:  # a bug must not lose the other bundles' diagnoses
+            logging.getLogger("slurm_attr").debug("analysis failed", exc_info=True)
+            _warn(f"{bundle}: internal error, please report it: {type(exc).__name__}: {exc}")
+            failed += 1
     for label, diagnosis in diagnoses:
         if fmt == "json":
             click.echo(dumps(diagnosis), nl=False)
         else:
             if len(diagnoses) > 1:
-                click.echo(f"== {label}")
-            click.echo(render_summary(diagnosis))
+                click.echo(clean(f"== {label}"))
+            click.echo(clean_lines(render_summary(diagnosis)))
     if save and diagnoses:
         with Store.open(db) as store:
-            keep = _settings().keep_history if keep_history is None else keep_history
-            store.save_many([d for _, d in diagnoses], render_page=render.job_page_body,
-                            keep_history=keep)
-        click.echo(f"saved {len(diagnoses)} diagnoses", err=True)
+            keep = settings.keep_history if keep_history is None else keep_history
+            stored = store.save_many([d for _, d in diagnoses], render_page=render.job_page_body,
+                                     keep_history=keep)
+        click.echo(f"saved {stored} new or changed diagnoses ({len(diagnoses) - stored} already "
+                   "stored unchanged)", err=True)
     if failed:
+        _warn(f"{failed} of {len(bundles)} bundles could not be used")
         sys.exit(2)
+
+
+def _warn(message: str) -> None:
+    click.echo(clean(f"slurm-attr: {message}"), err=True)
 
 
 def _analyze_live(job_id: str, attempt: int | None, rules_dir: str | None,

@@ -13,6 +13,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from slurm_attr.collect.files import ReadLimits
+
 DEFAULT_CONFIG = "/etc/slurm-attr/config.toml"
 
 
@@ -33,6 +35,10 @@ class Settings:
     # Job stdout/stderr is read only below these directories (and only if the owner could read it).
     job_output_roots: tuple[str, ...] = ("/home", "/scratch", "/work", "/tmp")
     margin_s: int = 600  # read this much log before the start and after the end
+    # Read caps against huge files and decompression bombs (past them a file is "truncated").
+    max_file_mb: int = 4096  # taken from one file, after decompression
+    max_attempt_mb: int = 16384  # all the files of one attempt together
+    max_inflate_ratio: int = 200  # decompressed / compressed size of a .gz
     settle_s: int = 10  # wait after a job ends before asking sacct (slurmdbd lags the controller)
     lease_s: int = 900
     max_tries: int = 8
@@ -44,6 +50,12 @@ class Settings:
     sacct: str = "sacct"
     sacctmgr: str = "sacctmgr"
     scontrol: str = "scontrol"
+
+
+    def read_limits(self) -> ReadLimits:
+        return ReadLimits(max_file_bytes=self.max_file_mb << 20,
+                          max_attempt_bytes=self.max_attempt_mb << 20,
+                          max_inflate_ratio=max(1, self.max_inflate_ratio))
 
 
 _ENV = {"db": "SLURM_ATTR_DB", "spool": "SLURM_ATTR_SPOOL", "rules": "SLURM_ATTR_RULES",

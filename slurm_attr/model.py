@@ -138,7 +138,7 @@ class Coverage:
 
     collector: str
     node: str | None
-    status: str = "missing"  # ok | empty | missing | error | refused
+    status: str = "missing"  # ok | empty | missing | error | refused | truncated
     reason: str | None = None
     files: list[str] = field(default_factory=list)
     lines: int = 0
@@ -146,6 +146,7 @@ class Coverage:
     first_time: datetime | None = None
     last_time: datetime | None = None
     notes: list[str] = field(default_factory=list)
+    truncated: list[str] = field(default_factory=list)  # files a read cap stopped early, and why
 
     def saw(self, when: datetime | None) -> None:
         if when is None:

@@ -80,7 +80,7 @@ def test_spool_rejects_entries_that_name_no_job(bad):
 
 def test_read_entries_reports_garbage_without_stopping(tmp_path):
     (tmp_path / "new").mkdir()
-    (tmp_path / "new" / "1.0.1.job").write_bytes(_env())
+    (tmp_path / "new" / "42.0.1.job").write_bytes(_env())
     (tmp_path / "new" / "2.0.1.job").write_bytes(b"\xff\xfe garbage")
     (tmp_path / "new" / ".hidden").write_bytes(_env())
     got = list(read_entries(tmp_path))

@@ -1,54 +1,50 @@
-"""The static bundle's files, described as `Sources` for the shared collector."""
+"""The static bundle's files, described as `Sources` for the shared collector.
+
+Every file is listed and later opened through `confine.Root`: nothing below the bundle's own
+directory is followed through a link, and only regular files are read."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from slurm_attr.collect.collector import LogCollector, SourceFile, Sources
-from slurm_attr.model import Observations, Workload
+from slurm_attr.collect.confine import Root
+from slurm_attr.collect.files import ReadLimits
+from slurm_attr.model import Coverage, Observations, Workload
 from slurm_attr.ruleset import Ruleset
 
-
-def _files_under(root: Path) -> list[Path]:
-    """Regular files below root, never following a link out of it, in a stable order."""
-    if not root.is_dir():
-        return []
-    top = root.resolve()
-    found = []
-    for path in sorted(root.rglob("*")):
-        try:
-            real = path.resolve()
-        except OSError:
-            continue
-        if real.is_file() and real.is_relative_to(top):
-            found.append(path)
-    return found
+_MISSING = {"job_output": "no job output (app/) in the bundle",
+            "node_syslog": "no system logs for {node} in the bundle",
+            "controller": "no slurmctld log in the bundle",
+            "metrics": "no metrics in the bundle"}
 
 
-def bundle_sources(bundle: Path, workload: Workload) -> Sources:
-    def described(paths: list[Path]) -> list[SourceFile]:
+def bundle_sources(root: Root, workload: Workload) -> Sources:
+    sources = Sources(missing=dict(_MISSING))
+
+    def described(folder: str, collector: str, node: str | None = None) -> list[SourceFile]:
+        listing = root.files_under(folder)
+        sources.unread += [Coverage(collector, node, "refused", why) for why in listing.skipped]
         out = []
-        for path in paths:
-            rel = path.relative_to(bundle)
-            node = next((p for p in rel.parts[1:-1] if p in workload.nodes), None)
-            out.append(SourceFile(path, rel.as_posix(), node))
+        for entry in listing.files:
+            parts = PurePosixPath(entry.rel).parts
+            named = next((p for p in parts[1:-1] if p in workload.nodes), None)
+            out.append(SourceFile(root.path / entry.rel, entry.rel, node or named,
+                                  identity=entry.identity, root=root))
         return out
 
-    return Sources(
-        app=described(_files_under(bundle / "app")),
-        nodes={n: described(_files_under(bundle / "nodes" / n)) for n in workload.nodes},
-        controller=described(_files_under(bundle / "controller")),
-        metrics=[f for f in described(_files_under(bundle / "metrics")) if f.path.suffix == ".json"],
-        missing={"job_output": "no job output (app/) in the bundle",
-                 "node_syslog": "no system logs for {node} in the bundle",
-                 "controller": "no slurmctld log in the bundle",
-                 "metrics": "no metrics in the bundle"},
-    )
+    sources.app = described("app", "job_output")
+    sources.nodes = {n: described(f"nodes/{n}", "node_syslog", n) for n in workload.nodes}
+    sources.controller = described("controller", "controller")
+    sources.metrics = [f for f in described("metrics", "metrics") if f.name.endswith(".json")]
+    return sources
 
 
 class BundleCollector:
-    def __init__(self, bundle: Path, workload: Workload, ruleset: Ruleset) -> None:
-        self.collector = LogCollector(workload, ruleset, bundle_sources(bundle, workload))
+    def __init__(self, bundle: Path | Root, workload: Workload, ruleset: Ruleset,
+                 limits: ReadLimits | None = None) -> None:
+        root = bundle if isinstance(bundle, Root) else Root(bundle)
+        self.collector = LogCollector(workload, ruleset, bundle_sources(root, workload), limits)
 
     def collect(self) -> Observations:
         return self.collector.collect()

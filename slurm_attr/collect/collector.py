@@ -6,6 +6,7 @@ metrics. Where the files come from (a static bundle, or a live cluster's log pat
 from __future__ import annotations
 
 import json
+import math
 import os
 import stat
 from collections.abc import Iterator
@@ -14,12 +15,16 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 
-from slurm_attr.collect.files import rotation_order
+from slurm_attr.collect.confine import Root
+from slurm_attr.collect.files import ReadBudget, ReadLimits, rotation_order
 from slurm_attr.extract.extractor import Extractor, FileScan
 from slurm_attr.extract.timestamps import Clock, zone_for
 from slurm_attr.model import Coverage, Event, Observations, SourceRef, Workload
 from slurm_attr.ruleset import Ruleset
 
+MAX_METRICS_BYTES = 256 << 20
+# Sample times outside this range (seconds since the epoch) are not real: 1970 to 2200.
+_SANE_EPOCH = (0.0, 7_258_118_400.0)
 # Raw `dmesg` (seconds since boot) is read last on a node, once its syslog has given a boot time.
 _RAW_DMESG_NAMES = ("dmesg",)
 
@@ -30,6 +35,7 @@ class SourceFile:
     name: str  # how evidence names it: bundle-relative, or the path on the cluster
     node: str | None = None  # a node the file belongs to (a path component naming one)
     identity: tuple[int, int] | None = None  # (st_dev, st_ino) checked for permission; see _opened
+    root: Root | None = None  # a bundle's files are opened through it, relative to it
 
 
 @dataclass
@@ -47,9 +53,20 @@ class Sources:
     extra_coverage: list[Coverage] = field(default_factory=list)
 
 
-def finish(cov: Coverage, had_files: bool, missing_reason: str) -> None:
-    if not had_files:
-        cov.status, cov.reason = "missing", missing_reason
+def settle(cov: Coverage, files: int, unreadable: int, missing_reason: str,
+           unread: list[Coverage] = ()) -> None:
+    """The coverage status once a collector's files were read (or not): unread ones (links,
+    special files, refused by owner checks) are notes, or the reason when nothing was read."""
+    refused = [c.reason or "" for c in unread]
+    if not files:
+        cov.status = "refused" if any(c.status == "refused" for c in unread) else "missing"
+        cov.reason = "; ".join(refused) or missing_reason
+        return
+    cov.notes += refused
+    if unreadable == files:
+        cov.status, cov.reason = "error", "unreadable: " + "; ".join(cov.notes[:3])
+    elif cov.truncated:
+        cov.status, cov.reason = "truncated", "; ".join(cov.truncated)
     elif cov.lines == 0 and cov.bytes == 0:
         cov.status, cov.reason = "empty", "the files are empty"
     elif cov.notes:
@@ -60,8 +77,13 @@ def finish(cov: Coverage, had_files: bool, missing_reason: str) -> None:
 
 @contextmanager
 def _opened(source: SourceFile) -> Iterator[Path]:
-    """The path to read. A file whose permissions were checked is opened without following a
-    link and must still be the inode that was checked, so swapping it afterwards gains nothing."""
+    """The path to read. A bundle file is opened through its root (no link followed, regular
+    files only). A file whose permissions were checked is opened without following a link and
+    must still be the inode that was checked, so swapping it afterwards gains nothing."""
+    if source.root is not None:
+        with source.root.opened(source.name, source.identity) as path:
+            yield path
+        return
     if source.identity is None:
         yield source.path
         return
@@ -76,9 +98,11 @@ def _opened(source: SourceFile) -> Iterator[Path]:
 
 
 class LogCollector:
-    def __init__(self, workload: Workload, ruleset: Ruleset, sources: Sources) -> None:
+    def __init__(self, workload: Workload, ruleset: Ruleset, sources: Sources,
+                 limits: ReadLimits | None = None) -> None:
         self.workload = workload
         self.sources = sources
+        self.budget = ReadBudget(limits)
         self.extractor = Extractor(ruleset, workload)
         self.tz: tzinfo = zone_for(workload.timezone, workload.start.tzinfo or UTC)
 
@@ -99,31 +123,32 @@ class LogCollector:
     def _missing(self, collector: str, node: str | None = None) -> str:
         return self.sources.missing.get(collector, "nothing to read").replace("{node}", node or "")
 
+    def _unread(self, collector: str, node: str | None = None) -> list[Coverage]:
+        return [c for c in self.sources.unread if c.collector == collector and c.node == node]
+
     def _scan_all(self, files: list[SourceFile], origin: str, node: str | None, cov: Coverage,
-                  obs: Observations, clock: Clock | None = None) -> None:
+                  obs: Observations, clock: Clock | None = None) -> int:
+        """Scan the files into obs; returns how many could not be read at all."""
         clock = clock or self._clock()
+        unreadable = 0
         for source in files:
             cov.files.append(source.name)
             scan = FileScan(source.name, origin, node, clock if origin == "node" else self._clock(),
-                            cov, path_nodes=source.node)
+                            cov, path_nodes=source.node, budget=self.budget)
             try:
                 with _opened(source) as path:
                     self.extractor.scan(path, scan, obs)
             except Exception as exc:  # a broken file must never stop the diagnosis
+                unreadable += 1
                 obs.error(cov.collector, f"{type(exc).__name__}: {exc}", source.name)
-                cov.notes.append(f"{source.name}: could not be read ({type(exc).__name__})")
+                cov.notes.append(f"{source.name}: could not be read ({exc})")
+        return unreadable
 
     def _app(self, obs: Observations) -> None:
         cov = Coverage("job_output", None)
         files = self.sources.app
-        self._scan_all(files, "app", None, cov, obs)
-        unread = [c for c in self.sources.unread if c.collector == "job_output"]
-        finish(cov, bool(files), "; ".join(c.reason or "" for c in unread)
-               or self._missing("job_output"))
-        if any(c.status == "refused" for c in unread) and not files:
-            cov.status = "refused"
-        elif files:
-            cov.notes += [c.reason or "" for c in unread]
+        unreadable = self._scan_all(files, "app", None, cov, obs)
+        settle(cov, len(files), unreadable, self._missing("job_output"), self._unread("job_output"))
         obs.coverage.append(cov)
 
     def _node(self, node: str, obs: Observations) -> None:
@@ -134,47 +159,62 @@ class LogCollector:
         ordered = [by_path[p] for p in rotation_order([f.path for f in files if f not in raw])]
         ordered += [by_path[p] for p in rotation_order([f.path for f in raw])]
         clock = self._clock()
-        self._scan_all(ordered, "node", node, cov, obs, clock)
+        unreadable = self._scan_all(ordered, "node", node, cov, obs, clock)
         if raw and clock.boot_time is None:
             cov.notes.append("dmesg timestamps are seconds since boot and no boot time was found: "
                              "those events are placed by order only")
-        finish(cov, bool(files), self._missing("node_syslog", node))
+        settle(cov, len(files), unreadable, self._missing("node_syslog", node),
+               self._unread("node_syslog", node))
         obs.coverage.append(cov)
 
     def _controller(self, obs: Observations) -> None:
         cov = Coverage("controller", None)
         by_path = {f.path: f for f in self.sources.controller}
         files = [by_path[p] for p in rotation_order(list(by_path))]
-        self._scan_all(files, "controller", None, cov, obs)
-        finish(cov, bool(files), self._missing("controller"))
+        unreadable = self._scan_all(files, "controller", None, cov, obs)
+        settle(cov, len(files), unreadable, self._missing("controller"), self._unread("controller"))
         obs.coverage.append(cov)
 
     def _metrics(self, obs: Observations) -> None:
         cov = Coverage("metrics", None)
+        unreadable = 0
         for source in self.sources.metrics:
             cov.files.append(source.name)
             try:
-                self._prometheus(source.path, source.name, cov, obs)
-            except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
+                with _opened(source) as path, open(path, "rb") as fh:
+                    data = fh.read(MAX_METRICS_BYTES + 1)
+                if len(data) > MAX_METRICS_BYTES:
+                    raise ValueError(f"larger than {MAX_METRICS_BYTES >> 20} MiB")
+                self._prometheus(data, source.name, cov, obs)
+            except Exception as exc:  # one bad file is a coverage note, never a lost diagnosis
+                unreadable += 1
                 obs.error("metrics", f"not a Prometheus query_range response: {exc}", source.name)
-                cov.notes.append(f"{source.name}: unreadable")
-        finish(cov, bool(self.sources.metrics), self._missing("metrics"))
+                cov.notes.append(f"{source.name}: unreadable ({exc})")
+        settle(cov, len(self.sources.metrics), unreadable, self._missing("metrics"),
+               self._unread("metrics"))
         obs.coverage.append(cov)
 
-    def _prometheus(self, path: Path, rel: str, cov: Coverage, obs: Observations) -> None:
+    def _prometheus(self, data: bytes, rel: str, cov: Coverage, obs: Observations) -> None:
         """DCGM exporter series: a non-zero DCGM_FI_DEV_XID_ERRORS sample is an Xid event."""
-        doc = json.loads(path.read_text(encoding="utf-8", errors="replace"))
-        if doc.get("status") != "success":
-            raise ValueError(f"status {doc.get('status')!r}")
+        doc = json.loads(data.decode("utf-8", errors="replace"))
+        if not isinstance(doc, dict) or doc.get("status") != "success":
+            raise ValueError(f"status {doc.get('status') if isinstance(doc, dict) else None!r}")
+        skipped = 0
         for series in doc["data"]["result"]:
             metric = series.get("metric", {})
             node = str(metric.get("Hostname") or metric.get("instance", "")).split(":")[0]
             for ts, value in series.get("values", []):
                 cov.lines += 1
-                when = datetime.fromtimestamp(float(ts), tz=UTC)
+                sample = _sample(ts, value)
+                if sample is None:
+                    skipped += 1
+                    continue
+                when, number = sample
                 cov.saw(when)
-                if metric.get("__name__") == "DCGM_FI_DEV_XID_ERRORS" and float(value) > 0:
-                    self._metric_xid(int(float(value)), node, when, rel, metric, obs)
+                if metric.get("__name__") == "DCGM_FI_DEV_XID_ERRORS" and number > 0:
+                    self._metric_xid(int(number), node, when, rel, metric, obs)
+        if skipped:
+            cov.notes.append(f"{rel}: {skipped} samples with an impossible time or value skipped")
 
     def _metric_xid(self, xid: int, node: str, when: datetime, rel: str, metric: dict,
                     obs: Observations) -> None:
@@ -189,3 +229,15 @@ class LogCollector:
             summary=f"DCGM reported Xid {xid} ({entry['description']}) on GPU {gpu}.",
             code=f"XID {xid}", fields={"xid": str(xid), "gpu": str(gpu)},
         ))
+
+
+def _sample(ts: object, value: object) -> tuple[datetime, float] | None:
+    """A (time, value) sample, or None when either is not a finite, plausible number."""
+    try:
+        seconds, number = float(ts), float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    if not (math.isfinite(number) and math.isfinite(seconds)
+            and _SANE_EPOCH[0] < seconds < _SANE_EPOCH[1] and abs(number) < 2**31):
+        return None
+    return datetime.fromtimestamp(seconds, tz=UTC), number

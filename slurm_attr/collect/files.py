@@ -12,9 +12,34 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from slurm_attr.sanitize import clean  # noqa: F401 - the extractor cleans lines it keeps
+
 BLOCK = 4 << 20  # bytes read at a time
 MAX_LINE = 1 << 20  # longer lines are cut here; the rest is skipped
 _ROTATION = re.compile(r"^(?P<base>.*?)(?:[.-](?P<num>\d{1,4}|\d{8}))?(?P<gz>\.gz)?$")
+
+
+@dataclass(frozen=True)
+class ReadLimits:
+    """Caps on what one attempt's files may cost. Past a cap the file is recorded as truncated
+    and what was read before it is kept."""
+
+    max_file_bytes: int = 4 << 30  # bytes taken from one file (after decompression)
+    max_attempt_bytes: int = 16 << 30  # all files of one attempt together
+    max_inflate_ratio: int = 200  # decompressed / compressed, judged past inflate_ratio_floor
+    inflate_ratio_floor: int = 64 << 20
+
+
+class ReadBudget:
+    """The bytes one attempt may still read, shared by all its files."""
+
+    def __init__(self, limits: ReadLimits | None = None) -> None:
+        self.limits = limits or ReadLimits()
+        self.left = self.limits.max_attempt_bytes
+
+    def take(self, n: int) -> bool:
+        self.left -= n
+        return self.left >= 0
 
 
 @dataclass
@@ -22,6 +47,17 @@ class ReadStats:
     bytes: int = 0
     lines: int = 0
     problems: list[str] = field(default_factory=list)
+    budget: ReadBudget = field(default_factory=ReadBudget)
+    capped: str | None = None  # why reading stopped at a cap (the file is then "truncated")
+
+    @property
+    def limits(self) -> ReadLimits:
+        return self.budget.limits
+
+    def cap(self, why: str) -> None:
+        if self.capped is None:
+            self.capped = why
+            self.problems.append(f"truncated: {why}; the rest was not read")
 
 
 def rotation_order(paths: list[Path]) -> list[Path]:
@@ -42,32 +78,61 @@ def rotation_order(paths: list[Path]) -> list[Path]:
 
 
 class _GzipStream:
-    """Streaming gunzip that keeps every byte decoded before a truncation or corruption."""
+    """Streaming gunzip in bounded memory that keeps every byte decoded before a truncation or
+    corruption, and stops at the size and ratio caps (a small archive can inflate to terabytes)."""
 
     def __init__(self, path: Path, stats: ReadStats) -> None:
         self.fh = open(path, "rb")  # noqa: SIM115 - closed in close()
         self.stats = stats
         self.inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        self.pending = b""  # compressed input not yet inflated
+        self.in_member = False
+        self.compressed = 0
+        self.inflated = 0
+        self.done = False
 
     def read(self, size: int) -> bytes:
-        out = b""
-        while len(out) < size:
-            raw = self.fh.read(1 << 20)
-            if not raw:
-                if not self.inflater.eof:
-                    self.stats.problems.append("truncated compressed data: the archive ends early")
-                return out + self.inflater.flush()
+        parts: list[bytes] = []
+        got = 0
+        while got < size and not self.done:
+            if not self.pending and not self._refill():
+                parts.append(self.inflater.flush())
+                break
             try:
-                out += self.inflater.decompress(raw)
-                while self.inflater.eof and self.inflater.unused_data:  # concatenated members
-                    rest = self.inflater.unused_data
-                    self.inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
-                    out += self.inflater.decompress(rest)
+                chunk = self.inflater.decompress(self.pending, size - got)
             except zlib.error as exc:
                 self.stats.problems.append(f"corrupt compressed data: {exc}")
-                self.fh.seek(0, 2)
-                return out
-        return out
+                self.done = True
+                break
+            self.in_member = True
+            if self.inflater.eof:  # a member ended: concatenated members follow
+                self.pending = self.inflater.unused_data
+                self.inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+                self.in_member = False
+            else:
+                self.pending = self.inflater.unconsumed_tail
+            parts.append(chunk)
+            got += len(chunk)
+            self.inflated += len(chunk)
+            self._check_ratio()
+        return b"".join(parts)
+
+    def _refill(self) -> bool:
+        self.pending = self.fh.read(1 << 16)
+        self.compressed += len(self.pending)
+        if not self.pending:
+            if self.in_member:
+                self.stats.problems.append("truncated compressed data: the archive ends early")
+            self.done = True
+        return bool(self.pending)
+
+    def _check_ratio(self) -> None:
+        limits = self.stats.limits
+        if (self.inflated > limits.inflate_ratio_floor
+                and self.inflated > limits.max_inflate_ratio * max(1, self.compressed)):
+            self.stats.cap(f"decompresses more than {limits.max_inflate_ratio} times its size "
+                           f"(a decompression bomb?) after {self.inflated >> 20} MiB")
+            self.done = True
 
     def close(self) -> None:
         self.fh.close()
@@ -103,37 +168,47 @@ def count_lines(path: Path, end: int) -> int:
 
 def iter_blocks(path: Path, stats: ReadStats, start: int = 0) -> Iterator[bytes]:
     """Yield blocks of whole lines from byte `start` (a line start) of a plain file, or from the
-    beginning of a gzipped one. Cuts gigantic lines and survives truncated archives."""
-    carry = b""
+    beginning of a gzipped one. A gigantic line is cut (the cut keeps its one newline, so line
+    numbers stay right); truncated archives and the read caps end the file early, keeping what
+    was read."""
+    carry, skipping = b"", False
     try:
         with _open(path, stats) as fh:
             if start:
                 fh.seek(start)
             while True:
                 data = fh.read(BLOCK)
-                if not data:
+                if not data or not _within_caps(stats, len(data)):
                     break
-                stats.bytes += len(data)
+                if skipping:  # the rest of a line that was cut: drop it up to its newline
+                    newline = data.find(b"\n")
+                    if newline < 0:
+                        continue
+                    data, skipping = data[newline + 1:], False
                 buf = carry + data
                 cut = buf.rfind(b"\n")
-                if cut < 0:
-                    if len(buf) > MAX_LINE:
-                        stats.problems.append(f"line longer than {MAX_LINE} bytes was cut")
-                        carry = b""
-                        yield _cut_line(buf) + b"\n"
-                    else:
-                        carry = buf
-                    continue
-                carry = buf[cut + 1:]
+                head, carry = (b"", buf) if cut < 0 else (buf[: cut + 1], buf[cut + 1:])
                 if len(carry) > MAX_LINE:
                     stats.problems.append(f"line longer than {MAX_LINE} bytes was cut")
-                    carry = b""
-                yield buf[: cut + 1]
+                    head, carry, skipping = head + _cut_line(carry) + b"\n", b"", True
+                if head:
+                    yield head
     except OSError as exc:
         stats.problems.append(f"read failed: {exc.strerror or exc}")
     if carry:
         stats.problems.append("last line has no newline (file still being written or truncated)")
         yield carry + b"\n"
+
+
+def _within_caps(stats: ReadStats, n: int) -> bool:
+    stats.bytes += n
+    if stats.bytes > stats.limits.max_file_bytes:
+        stats.cap(f"read cap of {stats.limits.max_file_bytes >> 20} MiB per file reached")
+        return False
+    if not stats.budget.take(n):
+        stats.cap(f"the attempt's read budget of {stats.limits.max_attempt_bytes >> 20} MiB is spent")
+        return False
+    return True
 
 
 def _cut_line(line: bytes) -> bytes:
@@ -148,11 +223,3 @@ def decode(raw: bytes) -> tuple[str, bool]:
         return raw.decode("utf-8"), False
     except UnicodeDecodeError:
         return raw.decode("utf-8", errors="replace"), True
-
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x9b]")
-
-
-def clean(text: str) -> str:
-    """Printable text: control characters (terminal escapes included) become U+FFFD."""
-    return _CONTROL.sub("\ufffd", text.rstrip("\r\n"))

@@ -83,7 +83,7 @@ class SlurmCollector:
                                                          self.settings.job_output_roots)
         sources.missing["job_output"] = "the job named no output file"
         self._node_history(sources, margin)
-        return LogCollector(w, self.ruleset, sources).collect()
+        return LogCollector(w, self.ruleset, sources, self.settings.read_limits()).collect()
 
     def _node_history(self, sources: Sources, margin: timedelta) -> None:
         w = self.workload

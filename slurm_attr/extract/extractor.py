@@ -14,6 +14,7 @@ from pathlib import Path
 
 from slurm_attr.collect.files import (
     MAX_LINE,
+    ReadBudget,
     ReadStats,
     clean,
     count_lines,
@@ -82,6 +83,7 @@ class FileScan:
     coverage: Coverage
     path_nodes: str | None = None
     problems: list[str] = field(default_factory=list)
+    budget: ReadBudget = field(default_factory=ReadBudget)  # shared by the attempt's files
 
 
 class Extractor:
@@ -98,7 +100,7 @@ class Extractor:
 
     # -------------------------------------------------------------- file level
     def scan(self, path: Path, scan: FileScan, obs: Observations) -> None:
-        stats = ReadStats()
+        stats = ReadStats(budget=scan.budget)
         prefilter = self.prefilters[scan.origin]
         windowed = scan.origin in _WINDOWED_ORIGINS
         start = self._window_start(path, scan) if windowed else 0
@@ -134,6 +136,8 @@ class Extractor:
         self._tail_stamps(last_block, scan)
         scan.coverage.lines += line_base
         scan.coverage.bytes += stats.bytes
+        if stats.capped:
+            scan.coverage.truncated.append(f"{scan.relpath}: {stats.capped}")
         for problem in sorted(set(stats.problems + scan.problems)):
             obs.error(scan.coverage.collector, problem, scan.relpath)
             scan.coverage.notes.append(f"{scan.relpath}: {problem}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from slurm_attr.collect.files import clean
+from slurm_attr.sanitize import clean
 
 _MAX_SYMPTOMS = 12
 

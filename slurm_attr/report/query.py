@@ -24,16 +24,26 @@ _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
 
 def parse_when(value: str, now: datetime | None = None) -> datetime:
-    """`1d`, `12h`, `30m`, `2w` (before now) or an ISO date/time (UTC when no offset is given)."""
+    """`1d`, `12h`, `30m`, `2w` (before now) or an ISO date/time (UTC when no offset is given),
+    between 1970 and 2200."""
     now = now or datetime.now(UTC)
     m = _RELATIVE.match(value.strip())
-    if m:
-        return now - timedelta(**{_UNITS[m["unit"]]: int(m["n"])})
     try:
-        when = datetime.fromisoformat(value.strip())
+        if m:
+            when = now - timedelta(**{_UNITS[m["unit"]]: int(m["n"])})
+        else:
+            when = datetime.fromisoformat(value.strip())
+            when = when if when.tzinfo else when.replace(tzinfo=UTC)
+    except OverflowError as exc:
+        raise ValueError(f"{value!r} reaches before the year 1") from exc
     except ValueError as exc:
         raise ValueError(f"not a duration (1d, 12h, 30m, 2w) or ISO date: {value!r}") from exc
-    return when if when.tzinfo else when.replace(tzinfo=UTC)
+    if not _EARLIEST <= when <= _LATEST:
+        raise ValueError(f"{value!r} is outside {_EARLIEST.year}-{_LATEST.year}")
+    return when
+
+
+_EARLIEST, _LATEST = datetime(1970, 1, 1, tzinfo=UTC), datetime(2200, 1, 1, tzinfo=UTC)
 
 
 @dataclass

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import json
 import re
@@ -16,7 +17,6 @@ import pandas as pd
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup, escape
 
-from slurm_attr.collect.files import clean
 from slurm_attr.report.query import (
     Filters,
     load_dead_letters,
@@ -24,6 +24,7 @@ from slurm_attr.report.query import (
     load_nodes,
     load_pages,
 )
+from slurm_attr.sanitize import clean, clean_lines, csv_cell
 from slurm_attr.store.repository import Store
 
 TABLE_FIELDS = ["cluster", "job_id", "attempt", "user", "partition", "nodelist", "end", "state",
@@ -62,9 +63,14 @@ def render_json(df: pd.DataFrame) -> str:
 
 
 def render_csv(df: pd.DataFrame) -> str:
+    """CSV for spreadsheets: text cells quoted, cleaned of controls, and never a formula."""
     if df.empty:
         return ",".join(TABLE_FIELDS) + "\n"
-    return _table(df).to_csv(index=False)
+    table = _table(df)
+    for column in table.columns:
+        if table[column].dtype == object:
+            table[column] = table[column].map(csv_cell)
+    return table.to_csv(index=False, quoting=csv.QUOTE_NONNUMERIC, lineterminator="\n")
 
 
 def render_text(df: pd.DataFrame, width: int = 160) -> str:
@@ -82,7 +88,7 @@ def render_text(df: pd.DataFrame, width: int = 160) -> str:
         lines.append(text[:width])
     if len(df) > 500:
         lines.append(f"... {len(df) - 500} more (use --format csv or json)")
-    return "\n".join(lines) + "\n"
+    return clean_lines("\n".join(lines)) + "\n"
 
 
 # ---------------------------------------------------------------------------- html

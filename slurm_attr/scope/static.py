@@ -7,12 +7,15 @@ Layout: `workload.json` (required), `app/` (job output), `nodes/<node>/` (system
 from __future__ import annotations
 
 import json
-from datetime import datetime
+import re
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import hostlist
 
+from slurm_attr.collect.confine import Root, valid_hostname
 from slurm_attr.model import Workload
 from slurm_attr.scope.sacct_json import select_attempt
 
@@ -20,67 +23,215 @@ STATES = {"FAILED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "CANCELLED", "PREEM
           "BOOT_FAIL", "DEADLINE", "COMPLETED", "REQUEUED"}
 
 
+MAX_NODES = 65_536  # more nodes than any job has: a hostlist that expands further is refused
+MAX_JSON_BYTES = 64 << 20  # workload.json and a saved sacct --json
+_MAX_JSON_DEPTH = 64
+_JOB_ID = re.compile(r"\d{1,20}(?:_(?:\d{1,10}|\[[0-9,\-%]{1,64}\]))?(?:\+\d{1,6})?", re.ASCII)
+_EXIT_CODE = re.compile(r"\d{1,3}:\d{1,3}", re.ASCII)
+# A window no real job has: timestamps outside it are typos or hostile, and break time arithmetic.
+_EARLIEST, _LATEST = datetime(1970, 1, 2, tzinfo=UTC), datetime(2200, 1, 1, tzinfo=UTC)
+
+
 class BundleError(Exception):
     """The bundle cannot be used; the message is one line an admin can act on."""
 
 
+class NodeListError(ValueError):
+    """A Slurm hostlist that cannot be expanded into valid node names."""
+
+
+def _hostlist_size(expr: str) -> int:
+    """How many names a hostlist expands to, counted without expanding it."""
+    total = 0
+    for term in re.split(r",(?![^\[]*\])", expr):
+        size = 1
+        for group in re.findall(r"\[([^\]]*)\]", term):
+            count = 0
+            for part in group.split(","):
+                lo, _, hi = part.partition("-")
+                try:
+                    count += abs(int(hi) - int(lo)) + 1 if lo.isdigit() and hi.isdigit() else 1
+                except ValueError:  # more digits than int() takes
+                    return MAX_NODES + 1
+            size *= max(count, 1)
+        total += size
+    return total
+
+
 def expand_nodes(expr: str) -> list[str]:
+    """Node names of a hostlist. Each becomes a path component and a label, so each must be a
+    plain hostname; a list of more than MAX_NODES names is refused before it is expanded."""
+    if not expr:
+        return []
+    if len(expr) > 65_536 or _hostlist_size(expr) > MAX_NODES:
+        raise NodeListError(f"node list expands to more than {MAX_NODES} nodes")
     try:
-        return hostlist.expand_hostlist(expr) if expr else []
+        nodes = hostlist.expand_hostlist(expr)
     except hostlist.BadHostlist as exc:
-        raise BundleError(f"bad node list {expr!r}: {exc}") from exc
+        raise NodeListError(f"bad node list {expr[:200]!r}: {exc}") from exc
+    bad = next((n for n in nodes if not valid_hostname(n)), None)
+    if bad is not None:
+        raise NodeListError(f"node name {bad[:200]!r} is not a hostname "
+                            "(letters, digits, '.', '_', '-')")
+    return nodes
 
 
-def _time(value: Any, what: str) -> datetime:
+class _Fields:
+    """Typed access to a JSON object from a file, with one clear error per bad field."""
+
+    def __init__(self, raw: dict[str, Any], where: str) -> None:
+        self.raw, self.where = raw, where
+
+    def fail(self, key: str, expected: str) -> BundleError:
+        value = repr(self.raw.get(key))
+        return BundleError(f"{self.where}: {key} must be {expected} (got {value[:80]})")
+
+    def present(self, key: str) -> bool:
+        return self.raw.get(key) is not None
+
+    def text(self, key: str, default: str = "", *, required: bool = False) -> str:
+        value = self.raw.get(key)
+        if value is None:
+            if required:
+                raise BundleError(f"{self.where}: missing '{key}'")
+            return default
+        if isinstance(value, bool) or not isinstance(value, str | int):
+            raise self.fail(key, "a string")
+        return str(value)
+
+    def optional_text(self, key: str) -> str | None:
+        return self.text(key) if self.present(key) else None
+
+    def integer(self, key: str, default: int, lo: int, hi: int) -> int:
+        value = self.raw.get(key)
+        if value is None:
+            return default
+        if isinstance(value, str) and value.isascii() and value.isdigit():
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+            raise self.fail(key, f"a whole number from {lo} to {hi}")
+        return value
+
+    def time(self, key: str) -> datetime:
+        value = self.raw.get(key)
+        if isinstance(value, datetime):
+            when = value
+        else:
+            try:
+                when = datetime.fromisoformat(self.text(key, required=True))
+            except ValueError as exc:
+                raise self.fail(key, "an ISO 8601 time with a UTC offset") from exc
+        if when.tzinfo is None:
+            raise self.fail(key, "an ISO 8601 time with a UTC offset")
+        if not _EARLIEST <= when <= _LATEST:
+            raise self.fail(key, f"a time between {_EARLIEST.year} and {_LATEST.year}")
+        return when
+
+
+def parse_json(data: bytes, name: str) -> dict[str, Any]:
+    """A JSON object from untrusted bytes: bad encoding, syntax, depth or type is a BundleError."""
     try:
-        when = datetime.fromisoformat(str(value))
-    except ValueError as exc:
-        raise BundleError(f"workload.json: {what} is not an ISO 8601 time: {value!r}") from exc
-    if when.tzinfo is None:
-        raise BundleError(f"workload.json: {what} needs a UTC offset: {value!r}")
-    return when
+        doc = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        raise BundleError(f"{name} is not valid JSON: {why}") from exc
+    if not isinstance(doc, dict):
+        raise BundleError(f"{name} must hold a JSON object")
+    if _depth(doc) > _MAX_JSON_DEPTH:
+        raise BundleError(f"{name} is nested more than {_MAX_JSON_DEPTH} levels deep")
+    return doc
 
 
-def _read_json(path: Path) -> dict[str, Any]:
+def _depth(value: Any) -> int:
+    depth, level = 0, [value]
+    while level:
+        depth += 1
+        level = [v for item in level for v in
+                 (item.values() if isinstance(item, dict) else item if isinstance(item, list) else ())]
+    return depth
+
+
+def _read_json(root: Root, rel: str) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = root.read_bytes(rel, MAX_JSON_BYTES)
     except FileNotFoundError as exc:
-        raise BundleError(f"no {path.name} in {path.parent}") from exc
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise BundleError(f"cannot read {path.name}: {exc}") from exc
-    if not isinstance(data, dict):
-        raise BundleError(f"{path.name} must hold a JSON object")
-    return data
+        raise BundleError(f"no {rel} in {root.path}") from exc
+    except OSError as exc:
+        raise BundleError(f"cannot read {rel}: {exc.strerror or exc}") from exc
+    return parse_json(data, rel)
 
 
-def load_workload(bundle: Path) -> Workload:
-    if not bundle.is_dir():
-        raise BundleError(f"{bundle} is not a directory")
-    raw = _read_json(bundle / "workload.json")
-    for key in ("job_id", "nodes", "start", "end", "state"):
-        if key not in raw:
-            raise BundleError(f"workload.json: missing '{key}'")
-    facts = dict(raw)
-    if raw.get("sacct"):
-        sacct = select_attempt(_read_json(bundle / raw["sacct"]), str(raw["job_id"]),
-                               int(raw.get("attempt", 0)))
-        if sacct is None:
-            raise BundleError(f"{raw['sacct']}: job {raw['job_id']} is not in the sacct output")
-        facts.update({k: v for k, v in sacct.items() if v not in (None, "", [])})
-    state = str(facts["state"]).split()[0].upper()
-    if state not in STATES:
-        raise BundleError(f"workload.json: unknown state {facts['state']!r}")
-    start = facts["start"] if isinstance(facts["start"], datetime) else _time(facts["start"], "start")
-    end = facts["end"] if isinstance(facts["end"], datetime) else _time(facts["end"], "end")
+def _sacct_facts(root: Root, raw: _Fields, job_id: str, attempt: int) -> dict[str, Any]:
+    rel = raw.text("sacct")
+    doc = _read_json(root, rel)
+    try:
+        facts = select_attempt(doc, job_id, attempt)
+    except (TypeError, ValueError, AttributeError, KeyError, OverflowError, OSError) as exc:
+        raise BundleError(f"{rel}: not sacct --json output ({type(exc).__name__}: {exc})") from exc
+    if facts is None:
+        raise BundleError(f"{rel}: job {job_id} is not in the sacct output")
+    return {k: v for k, v in facts.items() if v not in (None, "", [])}
+
+
+def load_workload(bundle: Path | Root) -> Workload:
+    """The attempt a bundle describes, validated field by field."""
+    try:
+        root = bundle if isinstance(bundle, Root) else Root(bundle)
+    except FileNotFoundError as exc:
+        raise BundleError(f"{bundle} does not exist") from exc
+    except OSError as exc:
+        raise BundleError(f"{bundle}: {exc.strerror or exc}") from exc
+    raw = _Fields(_read_json(root, "workload.json"), "workload.json")
+    job_id = raw.text("job_id", required=True)
+    if not _JOB_ID.fullmatch(job_id):
+        raise raw.fail("job_id", "a Slurm job id (digits, with an _array or +het suffix)")
+    attempt = raw.integer("attempt", 0, 0, 10_000)
+    facts = dict(raw.raw)
+    if raw.present("sacct"):
+        facts.update(_sacct_facts(root, raw, job_id, attempt))
+    fields = _Fields(facts, "workload.json" if not raw.present("sacct") else
+                     f"workload.json with {raw.text('sacct')}")
+    return _workload(raw, fields, job_id)
+
+
+def _workload(raw: _Fields, facts: _Fields, job_id: str) -> Workload:
+    state = facts.text("state", required=True).upper().split()
+    if not state or state[0] not in STATES:
+        raise facts.fail("state", f"one of {', '.join(sorted(STATES))}")
+    start, end = facts.time("start"), facts.time("end")
     if end < start:
-        raise BundleError("workload.json: end is before start")
+        raise BundleError(f"{facts.where}: end is before start")
+    nodelist = facts.text("nodes", required=True)
+    try:
+        nodes = expand_nodes(nodelist)
+    except NodeListError as exc:
+        raise BundleError(f"{facts.where}: nodes: {exc}") from exc
+    exit_code = facts.text("exit_code", "0:0")
+    if not _EXIT_CODE.fullmatch(exit_code):
+        raise facts.fail("exit_code", "'status:signal', e.g. 1:0")
+    failed_node = facts.optional_text("failed_node")
+    if failed_node is not None and not valid_hostname(failed_node):
+        raise facts.fail("failed_node", "a hostname")
+    timezone = raw.optional_text("timezone")
+    if timezone is not None and not _known_zone(timezone):
+        raise raw.fail("timezone", "an IANA time zone name such as Europe/Berlin")
+    steps = facts.raw.get("steps") or []
+    if not isinstance(steps, list) or not all(isinstance(s, dict) for s in steps):
+        raise facts.fail("steps", "a list of step objects")
     return Workload(
-        cluster=str(facts.get("cluster") or "default"), job_id=str(facts["job_id"]),
-        attempt=int(facts.get("attempt") or 0), name=str(facts.get("name") or ""),
-        user=str(facts.get("user") or ""), partition=str(facts.get("partition") or ""),
-        nodelist=str(facts["nodes"]), nodes=expand_nodes(str(facts["nodes"])),
-        start=start, end=end, state=state, exit_code=str(facts.get("exit_code") or "0:0"),
-        timezone=raw.get("timezone"), derived_exit_code=facts.get("derived_exit_code"),
-        reason=facts.get("reason"), gpus_per_node=int(raw.get("gpus_per_node", 8)),
-        steps=list(facts.get("steps") or []), failed_node=facts.get("failed_node"),
+        cluster=facts.text("cluster") or "default", job_id=job_id,
+        attempt=facts.integer("attempt", 0, 0, 10_000), name=facts.text("name"),
+        user=facts.text("user"), partition=facts.text("partition"), nodelist=nodelist, nodes=nodes,
+        start=start, end=end, state=state[0], exit_code=exit_code, timezone=timezone,
+        derived_exit_code=facts.optional_text("derived_exit_code"),
+        reason=facts.optional_text("reason"), gpus_per_node=raw.integer("gpus_per_node", 8, 0, 1024),
+        steps=list(steps), failed_node=failed_node,
     )
+
+
+def _known_zone(name: str) -> bool:
+    try:
+        ZoneInfo(name)
+    except (ValueError, OSError, KeyError):  # ZoneInfoNotFoundError is a KeyError
+        return False
+    return True

@@ -17,7 +17,7 @@ from sqlalchemy import and_, func, or_, select, tuple_, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from slurm_attr.store.models import QueueEntry
-from slurm_attr.store.repository import PageRenderer, Store
+from slurm_attr.store.repository import PageRenderer, Store, fit
 
 MAX_BACKOFF_S = 3600
 
@@ -51,11 +51,11 @@ def enqueue(store: Store, rows: list[dict[str, Any]]) -> int:
         return 0
     dialect = postgresql if store.engine.dialect.name == "postgresql" else sqlite
     stamp = now()
-    values = [{"state": "pending", "tries": 0, "created_at": stamp, "updated_at": stamp, **r}
-              for r in rows]
+    values = [fit(QueueEntry, {"state": "pending", "tries": 0, "created_at": stamp,
+                               "updated_at": stamp, **r}) for r in rows]
     stmt = dialect.insert(QueueEntry).on_conflict_do_nothing(
         index_elements=["cluster", "entry"])
-    keys = {(r["cluster"], r["entry"]) for r in rows}
+    keys = {(r["cluster"], r["entry"]) for r in values}
     with store.sessions.begin() as s:
         known = s.scalar(select(func.count()).select_from(QueueEntry).where(
             tuple_(QueueEntry.cluster, QueueEntry.entry).in_(keys)))
@@ -98,14 +98,21 @@ def _mine(c: Claim):
     return and_(QueueEntry.id == c.id, QueueEntry.lease_owner == c.owner)
 
 
+class LeaseLost(Exception):
+    """Another worker took the job over (this worker's lease ran out): its result is not stored."""
+
+
 def finish(store: Store, c: Claim, diagnoses: list[dict[str, Any]], *, state: str = "done",
            note: str | None = None, render_page: PageRenderer | None = None,
            keep_history: bool = False) -> None:
-    """Store the diagnoses and close the queue entry in one transaction."""
+    """Close the queue entry and store the diagnoses in one transaction, fenced by the lease: if
+    another worker has claimed the job since, nothing is written and LeaseLost is raised."""
     with store.sessions.begin() as s:
-        store.save_in(s, diagnoses, keep_history=keep_history, render_page=render_page)
-        s.execute(update(QueueEntry).where(_mine(c)).values(
+        closed = s.execute(update(QueueEntry).where(_mine(c), QueueEntry.state == "leased").values(
             state=state, last_error=note, lease_until=None, updated_at=now()))
+        if closed.rowcount != 1:
+            raise LeaseLost(f"job {c.job_id}: the lease {c.owner} was taken over; result dropped")
+        store.save_in(s, diagnoses, keep_history=keep_history, render_page=render_page)
 
 
 def retry(store: Store, c: Claim, error: str, *, max_tries: int, backoff_s: int) -> str:

@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
+from functools import cache
 from importlib import resources
 from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, create_engine, delete, event, insert, select, update
+from sqlalchemy import Engine, String, create_engine, delete, event, insert, make_url, select, text, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, sessionmaker
 
 from slurm_attr import config
 from slurm_attr.store.models import (
     Attempt,
+    Base,
     Cluster,
     CoverageRow,
     Diagnosis,
@@ -27,6 +32,27 @@ from slurm_attr.store.models import (
 
 # Renders the cached job-page body of a diagnosis: returns (template version, html).
 PageRenderer = Callable[[dict[str, Any]], tuple[str, str]]
+
+
+def fit(model: type[Base], values: dict[str, Any]) -> dict[str, Any]:
+    """Values that fit the model's columns on every back-end: text longer than a sized column is
+    cut with a marker (users choose job names; PostgreSQL would refuse the row, SQLite keep it)."""
+    sizes = _column_sizes(model)
+    out = dict(values)
+    for key, limit in sizes.items():
+        value = out.get(key)
+        if isinstance(value, str) and len(value) > limit:
+            out[key] = value[: limit - len(CUT_MARK)] + CUT_MARK
+    return out
+
+
+CUT_MARK = "…"
+
+
+@cache
+def _column_sizes(model: type[Base]) -> dict[str, int]:
+    return {c.key: c.type.length for c in model.__table__.columns
+            if isinstance(c.type, String) and c.type.length}
 
 
 def resolve_url(url: str | None) -> str:
@@ -42,9 +68,9 @@ def make_engine(url: str, *, foreign_keys: bool = True) -> Engine:
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_conn, _record) -> None:
             cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA busy_timeout=10000")  # first: the next pragma may wait for a lock
             cur.execute("PRAGMA journal_mode=WAL")
             cur.execute(f"PRAGMA foreign_keys={'ON' if foreign_keys else 'OFF'}")
-            cur.execute("PRAGMA busy_timeout=10000")
             cur.close()
 
     return engine
@@ -58,7 +84,37 @@ def alembic_config(url: str) -> Config:
 
 
 def upgrade(url: str) -> None:
-    command.upgrade(alembic_config(url), "head")
+    """Migrate to the latest schema; processes starting at once take turns (the first migrates,
+    the others find it done)."""
+    with _migration_lock(url):
+        command.upgrade(alembic_config(url), "head")
+
+
+_LOCK_KEY = 0x51A77A77  # pg_advisory_lock key of slurm-attr's migrations
+
+
+@contextmanager
+def _migration_lock(url: str) -> Iterator[None]:
+    """A PostgreSQL advisory lock, or an flock beside an SQLite file, held while migrating."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "postgresql":
+        engine = create_engine(url)
+        try:
+            with engine.connect() as conn:
+                conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": _LOCK_KEY})
+                try:
+                    yield
+                finally:
+                    conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": _LOCK_KEY})
+                    conn.commit()
+        finally:
+            engine.dispose()
+    elif parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
+        with open(f"{parsed.database}.migrate-lock", "a") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            yield
+    else:
+        yield
 
 
 def _parse_time(value: str | None) -> datetime | None:
@@ -162,9 +218,13 @@ class Store:
 
     @staticmethod
     def _cluster_id(s: Session, name: str) -> int:
+        """The cluster's row, created if new; two processes creating it at once both get it."""
+        name = fit(Cluster, {"name": name})["name"]
         cluster_id = s.scalar(select(Cluster.id).where(Cluster.name == name))
         if cluster_id is None:
-            cluster_id = s.execute(insert(Cluster).values(name=name).returning(Cluster.id)).scalar_one()
+            dialect = postgresql if s.get_bind().dialect.name == "postgresql" else sqlite
+            s.execute(dialect.insert(Cluster).values(name=name).on_conflict_do_nothing())
+            cluster_id = s.scalar(select(Cluster.id).where(Cluster.name == name))
         return cluster_id
 
     @staticmethod
@@ -180,11 +240,13 @@ class Store:
             documents.append({"diagnosis_id": diag_id, "document": d, "page_version": version,
                               "page_html": html})
             implicated = set(d["affected_nodes"]) | {c["node"] for c in d["candidates"] if c["node"]}
-            nodes += [{"diagnosis_id": diag_id, "node": n} for n in sorted(implicated)]
+            fitted = {fit(DiagnosisNode, {"node": n})["node"] for n in implicated}
+            nodes += [{"diagnosis_id": diag_id, "node": n} for n in sorted(fitted)]
             events += [_event_values(diag_id, e) for e in d["symptoms"]]
-            coverage += [{"diagnosis_id": diag_id, "collector": c["collector"], "node": c["node"],
-                          "status": c["status"], "reason": c["reason"], "lines": c["lines"],
-                          "bytes": c["bytes"]} for c in d["coverage"]]
+            coverage += [fit(CoverageRow, {"diagnosis_id": diag_id, "collector": c["collector"],
+                                           "node": c["node"], "status": c["status"],
+                                           "reason": c["reason"], "lines": c["lines"],
+                                           "bytes": c["bytes"]}) for c in d["coverage"]]
         for model, values in ((DiagnosisDocument, documents), (DiagnosisNode, nodes),
                               (EventRow, events), (CoverageRow, coverage)):
             if values:
@@ -210,28 +272,30 @@ def _attempt_key(w: dict[str, Any]) -> tuple[str, str, int]:
 
 
 def _attempt_values(w: dict[str, Any], cluster_id: int) -> dict[str, Any]:
-    return {"cluster_id": cluster_id, "job_id": w["job_id"], "attempt": w["attempt"],
+    return fit(Attempt, {"cluster_id": cluster_id, "job_id": w["job_id"], "attempt": w["attempt"],
             "name": w["name"], "user_name": w["user"], "partition": w["partition"],
             "nodelist": w["nodelist"], "n_nodes": len(w["nodes"]),
             "gpus_per_node": w.get("gpus_per_node", 0), "start_time": _parse_time(w["start"]),
             "end_time": _parse_time(w["end"]), "elapsed_s": w["elapsed_s"], "state": w["state"],
-            "exit_code": w["exit_code"]}
+            "exit_code": w["exit_code"]})
 
 
 def _diagnosis_values(attempt_id: int, d: dict[str, Any], digest: str, now: datetime) -> dict[str, Any]:
     rc = d.get("root_cause") or {}
     usable = [c for c in d["coverage"] if c["collector"] in ("job_output", "node_syslog")]
     ok = sum(c["status"] == "ok" for c in usable) / len(usable) if usable else 0.0
-    return {"attempt_id": attempt_id, "is_current": True, "ruleset_version": d["ruleset_version"],
+    return fit(Diagnosis, {"attempt_id": attempt_id, "is_current": True,
+                           "ruleset_version": d["ruleset_version"],
             "document_hash": digest, "created_at": now, "outcome": d["outcome"],
             "sub_domain": d["sub_domain"], "evidence_status": d["evidence_status"],
             "verdict": d["verdict"], "root_code": rc.get("code"), "root_kind": rc.get("kind"),
-            "root_time": _parse_time(rc.get("time")), "coverage_ok": ok}
+            "root_time": _parse_time(rc.get("time")), "coverage_ok": ok})
 
 
 def _event_values(diag_id: int, e: dict[str, Any]) -> dict[str, Any]:
-    return {"diagnosis_id": diag_id, "position": e["id"], "kind": e["kind"], "code": e["code"],
+    return fit(EventRow, {"diagnosis_id": diag_id, "position": e["id"], "kind": e["kind"],
+                          "code": e["code"],
             "node": e["node"], "time": _parse_time(e["time"]), "role": e["role"],
             "demoted_by": e["demoted_by"], "sub_domain": e["sub_domain"], "count": e["count"],
             "summary": e["summary"], "source_file": e["source"]["file"],
-            "source_line": e["source"]["line"], "source_text": e["source"]["text"]}
+            "source_line": e["source"]["line"], "source_text": e["source"]["text"]})

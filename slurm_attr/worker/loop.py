@@ -17,7 +17,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import DataError, IntegrityError, SQLAlchemyError, StatementError
 
 from slurm_attr.analyze import diagnose_attempt, minimal_env
 from slurm_attr.config import Settings
@@ -103,7 +103,17 @@ class Worker:
         return added + self._enqueue(entries)
 
     def _enqueue(self, entries: list[SpoolEntry]) -> int:
-        added = queue.enqueue(self.store, [self._queue_row(e) for e in entries])
+        """Queue a chunk; if the database refuses it (not: is down), queue the entries one by one
+        so that the one it refuses is set aside and the others go in."""
+        try:
+            added = queue.enqueue(self.store, [self._queue_row(e) for e in entries])
+        except (DataError, IntegrityError, StatementError) as exc:
+            if len(entries) == 1:
+                log.warning("spool entry %s set aside: the database refused it: %s",
+                            entries[0].path.name, str(exc).splitlines()[0])
+                set_aside(Path(self.settings.spool), entries[0].path)
+                return 0
+            return sum(self._enqueue([e]) for e in entries)
         for e in entries:  # only now that the database holds them
             e.path.unlink(missing_ok=True)
         return added
@@ -150,6 +160,8 @@ class Worker:
         started = time.monotonic()
         try:
             outcome = self._diagnose(c, attempts)
+        except queue.LeaseLost as exc:  # the worker that took over stores the diagnosis
+            log.warning("%s", exc)
         except Transient as exc:
             self._retry(c, str(exc))
         except Exception as exc:  # a bug or a broken input must not stop the worker

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,43 +34,82 @@ class SpoolEntry:
         return int(self.env.get("SLURM_JOB_RESTART_COUNT") or 0)
 
 
-def parse_env(raw: bytes) -> dict[str, str]:
-    """The SLURM_* variables of an entry (the only ones the worker uses)."""
+_DIGITS = re.compile(r"[0-9]{1,20}", re.ASCII)
+# What the hook names its entries: <job id>.<restart count>.<pid>.job
+_ENTRY_NAME = re.compile(r"(?P<job>[0-9]{1,20})\.[0-9]{1,6}\.[0-9]{1,10}\.job", re.ASCII)
+_MAX_NAME = 128  # entry and cluster names are stored in columns of this size
+_NUMERIC = ("SLURM_JOB_ID", "SLURM_JOB_RESTART_COUNT", "SLURM_ARRAY_JOB_ID", "SLURM_ARRAY_TASK_ID",
+            "SLURM_HET_JOB_ID", "SLURM_JOB_UID")
+
+
+def parse_env(raw: bytes, name: str | None = None) -> dict[str, str]:
+    """The SLURM_* variables of a complete entry (the only ones the worker uses).
+
+    `env -0` ends every variable with a NUL, so an entry that does not end with one was cut
+    short; a job id that is not plain ASCII digits, or that disagrees with the entry's name, is
+    not the hook's."""
+    if not raw.endswith(b"\0"):
+        raise SpoolError("incomplete entry (does not end with a NUL): not written by the hook")
     env = {}
     for item in raw.split(b"\0"):
         key, sep, value = item.partition(b"=")
         if sep and key.startswith(b"SLURM_"):
             env[key.decode("ascii", "replace")] = value.decode("utf-8", "replace")
-    job_id = env.get("SLURM_JOB_ID", "")
-    if not job_id.isdigit():
-        raise SpoolError(f"no numeric SLURM_JOB_ID (got {job_id!r})")
-    if not (env.get("SLURM_JOB_RESTART_COUNT") or "0").isdigit():
-        raise SpoolError("SLURM_JOB_RESTART_COUNT is not a number")
+    for key in _NUMERIC:
+        value = env.get(key)
+        if value is not None and not _DIGITS.fullmatch(value):
+            raise SpoolError(f"{key} is not a number (got {value[:40]!r})")
+    if "SLURM_JOB_ID" not in env:
+        raise SpoolError("no SLURM_JOB_ID")
+    named = _ENTRY_NAME.fullmatch(name or "")
+    if named and named["job"] != env["SLURM_JOB_ID"]:
+        raise SpoolError(f"SLURM_JOB_ID {env['SLURM_JOB_ID']} disagrees with the entry name")
+    if len(env.get("SLURM_CLUSTER_NAME", "")) > _MAX_NAME:
+        raise SpoolError(f"SLURM_CLUSTER_NAME is longer than {_MAX_NAME} characters")
     return env
 
 
 def read_entries(spool: Path) -> Iterator[SpoolEntry | tuple[Path, str]]:
-    """Complete entries in arrival order; an unusable file comes as (path, reason)."""
+    """Complete entries in arrival order; an unusable file comes as (path, reason), so that one
+    bad entry (a link, a FIFO, garbage) is set aside and never blocks the others."""
     new = spool / "new"
     try:
-        names = sorted(os.scandir(new), key=lambda e: (e.stat().st_mtime_ns, e.name))
+        with os.scandir(new) as items:
+            found = [(item.name, _lstat(item)) for item in items if not item.name.startswith(".")]
     except FileNotFoundError:
         return
-    for item in names:
-        if item.name.startswith(".") or not item.is_file(follow_symlinks=False):
-            continue
-        path = Path(item.path)
-        try:
-            with path.open("rb") as fh:
-                written = os.fstat(fh.fileno()).st_mtime
-                raw = fh.read(MAX_ENTRY_BYTES + 1)
-            if len(raw) > MAX_ENTRY_BYTES:
-                raise SpoolError("larger than 1 MiB")
-            yield SpoolEntry(path, parse_env(raw), written)
-        except FileNotFoundError:
+    found.sort(key=lambda pair: (pair[1].st_mtime_ns if pair[1] else 0, pair[0]))
+    for name, st in found:
+        path = new / name
+        if st is None:
             continue  # another worker on this host took it
+        try:
+            yield SpoolEntry(path, *_read_entry(path, name, st))
+        except FileNotFoundError:
+            continue
         except (OSError, SpoolError) as exc:
             yield path, str(exc)
+
+
+def _lstat(item: os.DirEntry) -> os.stat_result | None:
+    try:
+        return item.stat(follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+
+
+def _read_entry(path: Path, name: str, st: os.stat_result) -> tuple[dict[str, str], float]:
+    if not stat.S_ISREG(st.st_mode):
+        raise SpoolError("not a regular file (a link, FIFO or device is never read)")
+    if len(name) > _MAX_NAME:
+        raise SpoolError(f"entry name longer than {_MAX_NAME} characters")
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as fh:
+        written = os.fstat(fh.fileno()).st_mtime
+        raw = fh.read(MAX_ENTRY_BYTES + 1)
+    if len(raw) > MAX_ENTRY_BYTES:
+        raise SpoolError("larger than 1 MiB")
+    return parse_env(raw, name), written
 
 
 def set_aside(spool: Path, path: Path) -> None:
