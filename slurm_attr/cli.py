@@ -76,7 +76,7 @@ def analyze(bundles: tuple[Path, ...], job_id: str | None, attempt: int | None, 
         if fmt == "json":
             click.echo(dumps(diagnosis), nl=False)
         else:
-            if len(diagnoses) > 1:
+            if len(bundles) + bool(job_id) > 1:
                 click.echo(clean(f"== {label}"))
             click.echo(clean_lines(render_summary(diagnosis)))
     if save and diagnoses:
@@ -152,11 +152,7 @@ def report(since: str, until: str | None, cluster: str | None, partition: str | 
            user: str | None, node: str | None, sub_domain: str | None, fmt: str,
            out: Path | None, max_job_pages: int, db: str | None) -> None:
     """Report the failures diagnosed in a time window."""
-    try:
-        window = Filters(parse_when(since), parse_when(until) if until else datetime.now(UTC),
-                         cluster, partition, user, node, sub_domain)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc)) from exc
+    window = Filters(*_window(since, until), cluster, partition, user, node, sub_domain)
     with Store.open(db) as store:
         df = load_frame(store, window)
         if fmt == "html":
@@ -167,6 +163,17 @@ def report(since: str, until: str | None, cluster: str | None, partition: str | 
             return
     writers = {"text": render.render_text, "json": render.render_json, "csv": render.render_csv}
     click.echo(writers[fmt](df), nl=False)
+
+
+def _window(since: str, until: str | None) -> tuple[datetime, datetime]:
+    """--since/--until as times; a bad one is a usage error naming the option."""
+    bounds = []
+    for hint, value in (("--since", since), ("--until", until)):
+        try:
+            bounds.append(parse_when(value) if value else datetime.now(UTC))
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint=hint) from exc
+    return bounds[0], bounds[1]
 
 
 @cli.group()
@@ -234,10 +241,7 @@ def queue_status(retry_dead: bool, db: str | None) -> None:
 @click.option("--db", envvar="SLURM_ATTR_DB", help=DB_HELP)
 def backfill(since: str, until: str | None, db: str | None) -> None:
     """Diagnose failed jobs straight from sacct history (clusters that ran without the hook)."""
-    try:
-        start, end = parse_when(since), parse_when(until) if until else datetime.now(UTC)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc)) from exc
+    start, end = _window(since, until)
     settings = _settings()
     with Store.open(db) as store:
         w = Worker(store, settings)

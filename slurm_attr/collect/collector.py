@@ -203,9 +203,9 @@ class LogCollector:
         for series in doc["data"]["result"]:
             metric = series.get("metric", {})
             node = str(metric.get("Hostname") or metric.get("instance", "")).split(":")[0]
-            for ts, value in series.get("values", []):
+            for pair in series.get("values", []):
                 cov.lines += 1
-                sample = _sample(ts, value)
+                sample = _sample(pair)
                 if sample is None:
                     skipped += 1
                     continue
@@ -231,10 +231,12 @@ class LogCollector:
         ))
 
 
-def _sample(ts: object, value: object) -> tuple[datetime, float] | None:
-    """A (time, value) sample, or None when either is not a finite, plausible number."""
+def _sample(pair: object) -> tuple[datetime, float] | None:
+    """A [time, value] sample, or None when it is not a pair of finite, plausible numbers."""
+    if not isinstance(pair, list | tuple) or len(pair) != 2:
+        return None
     try:
-        seconds, number = float(ts), float(value)  # type: ignore[arg-type]
+        seconds, number = float(pair[0]), float(pair[1])
     except (TypeError, ValueError):
         return None
     if not (math.isfinite(number) and math.isfinite(seconds)

@@ -94,7 +94,7 @@ class Root:
                 try:
                     nxt = os.open(part, _DIR_FLAGS, dir_fd=fd)
                 except OSError as exc:
-                    raise _explained(exc, part) from exc
+                    raise _explained(exc, "/".join(parts), _is_link(fd, part)) from exc
                 os.close(fd)
                 fd = nxt
         except BaseException:
@@ -112,7 +112,7 @@ class Root:
             try:
                 fd = os.open(parts[-1], _FILE_FLAGS, dir_fd=parent)
             except OSError as exc:
-                raise _explained(exc, str(rel)) from exc
+                raise _explained(exc, str(rel), _is_link(parent, parts[-1])) from exc
         finally:
             os.close(parent)
         st = os.fstat(fd)
@@ -162,7 +162,8 @@ class Root:
         except FileNotFoundError:
             return listing
         except OSError as exc:
-            listing.skipped.append(f"{rel}: {exc.strerror or exc}")
+            listing.skipped.append(str(exc) if isinstance(exc, ConfinementError)
+                                   else f"{rel}: {exc.strerror or exc}")
             return listing
         self._walk(fd, PurePosixPath(str(rel)), listing)
         listing.files.sort(key=lambda e: e.rel)
@@ -196,17 +197,25 @@ class Root:
         try:
             fd = self._open_dir(_parts(rel / name))
         except OSError as exc:
-            listing.skipped.append(f"{(rel / name).as_posix()}: {exc.strerror or exc}")
+            listing.skipped.append(str(exc) if isinstance(exc, ConfinementError)
+                                   else f"{(rel / name).as_posix()}: {exc.strerror or exc}")
             return
         self._walk(fd, rel / name, listing)
 
 
-def _explained(exc: OSError, what: str) -> OSError:
-    """O_NOFOLLOW answers ELOOP for a link; O_DIRECTORY answers ENOTDIR for anything else."""
-    if exc.errno == errno.ELOOP:
+def _is_link(dir_fd: int, name: str) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
+def _explained(exc: OSError, what: str, is_link: bool) -> OSError:
+    """O_NOFOLLOW answers ELOOP for a link and O_DIRECTORY ENOTDIR: say which it was."""
+    if is_link:
         return ConfinementError(f"{what}: a symbolic link, not followed")
     if exc.errno == errno.ENOTDIR:
-        return ConfinementError(f"{what}: not a directory (links are not followed)")
+        return ConfinementError(f"{what}: not a directory")
     if isinstance(exc, FileNotFoundError):
         return exc
     return ConfinementError(f"{what}: {exc.strerror or exc}")

@@ -37,9 +37,8 @@ class ReadBudget:
         self.limits = limits or ReadLimits()
         self.left = self.limits.max_attempt_bytes
 
-    def take(self, n: int) -> bool:
+    def take(self, n: int) -> None:
         self.left -= n
-        return self.left >= 0
 
 
 @dataclass
@@ -169,8 +168,8 @@ def count_lines(path: Path, end: int) -> int:
 def iter_blocks(path: Path, stats: ReadStats, start: int = 0) -> Iterator[bytes]:
     """Yield blocks of whole lines from byte `start` (a line start) of a plain file, or from the
     beginning of a gzipped one. A gigantic line is cut (the cut keeps its one newline, so line
-    numbers stay right); truncated archives and the read caps end the file early, keeping what
-    was read."""
+    numbers stay right); truncated archives and the read caps end the file early, keeping the
+    whole lines read before."""
     carry, skipping = b"", False
     try:
         with _open(path, stats) as fh:
@@ -178,7 +177,9 @@ def iter_blocks(path: Path, stats: ReadStats, start: int = 0) -> Iterator[bytes]
                 fh.seek(start)
             while True:
                 data = fh.read(BLOCK)
-                if not data or not _within_caps(stats, len(data)):
+                allowed = _allowance(stats, len(data))
+                capped, data = allowed < len(data), data[:allowed]
+                if not data:
                     break
                 if skipping:  # the rest of a line that was cut: drop it up to its newline
                     newline = data.find(b"\n")
@@ -193,6 +194,9 @@ def iter_blocks(path: Path, stats: ReadStats, start: int = 0) -> Iterator[bytes]
                     head, carry, skipping = head + _cut_line(carry) + b"\n", b"", True
                 if head:
                     yield head
+                if capped:
+                    carry = b""  # a line the cap cut in two is not evidence
+                    break
     except OSError as exc:
         stats.problems.append(f"read failed: {exc.strerror or exc}")
     if carry:
@@ -200,15 +204,17 @@ def iter_blocks(path: Path, stats: ReadStats, start: int = 0) -> Iterator[bytes]
         yield carry + b"\n"
 
 
-def _within_caps(stats: ReadStats, n: int) -> bool:
-    stats.bytes += n
-    if stats.bytes > stats.limits.max_file_bytes:
-        stats.cap(f"read cap of {stats.limits.max_file_bytes >> 20} MiB per file reached")
-        return False
-    if not stats.budget.take(n):
-        stats.cap(f"the attempt's read budget of {stats.limits.max_attempt_bytes >> 20} MiB is spent")
-        return False
-    return True
+def _allowance(stats: ReadStats, n: int) -> int:
+    """How many of the next n bytes the caps let us read (all of them, or what is left)."""
+    limits = stats.limits
+    allowed = max(0, min(n, limits.max_file_bytes - stats.bytes, stats.budget.left))
+    stats.bytes += allowed
+    stats.budget.take(allowed)
+    if allowed < n:
+        stats.cap(f"read cap of {limits.max_file_bytes >> 20} MiB per file reached"
+                  if stats.bytes >= limits.max_file_bytes else
+                  f"the attempt's read budget of {limits.max_attempt_bytes >> 20} MiB is spent")
+    return allowed
 
 
 def _cut_line(line: bytes) -> bytes:

@@ -68,7 +68,7 @@ def render_csv(df: pd.DataFrame) -> str:
         return ",".join(TABLE_FIELDS) + "\n"
     table = _table(df)
     for column in table.columns:
-        if table[column].dtype == object:
+        if not pd.api.types.is_numeric_dtype(table[column]):
             table[column] = table[column].map(csv_cell)
     return table.to_csv(index=False, quoting=csv.QUOTE_NONNUMERIC, lineterminator="\n")
 

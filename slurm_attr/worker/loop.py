@@ -107,7 +107,7 @@ class Worker:
         so that the one it refuses is set aside and the others go in."""
         try:
             added = queue.enqueue(self.store, [self._queue_row(e) for e in entries])
-        except (DataError, IntegrityError, StatementError) as exc:
+        except (DataError, IntegrityError, StatementError, ValueError) as exc:  # not OperationalError
             if len(entries) == 1:
                 log.warning("spool entry %s set aside: the database refused it: %s",
                             entries[0].path.name, str(exc).splitlines()[0])

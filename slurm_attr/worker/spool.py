@@ -38,6 +38,7 @@ _DIGITS = re.compile(r"[0-9]{1,20}", re.ASCII)
 # What the hook names its entries: <job id>.<restart count>.<pid>.job
 _ENTRY_NAME = re.compile(r"(?P<job>[0-9]{1,20})\.[0-9]{1,6}\.[0-9]{1,10}\.job", re.ASCII)
 _MAX_NAME = 128  # entry and cluster names are stored in columns of this size
+_SAFE_NAME = re.compile(rf"[A-Za-z0-9._-]{{1,{_MAX_NAME}}}", re.ASCII)
 _NUMERIC = ("SLURM_JOB_ID", "SLURM_JOB_RESTART_COUNT", "SLURM_ARRAY_JOB_ID", "SLURM_ARRAY_TASK_ID",
             "SLURM_HET_JOB_ID", "SLURM_JOB_UID")
 
@@ -101,8 +102,8 @@ def _lstat(item: os.DirEntry) -> os.stat_result | None:
 def _read_entry(path: Path, name: str, st: os.stat_result) -> tuple[dict[str, str], float]:
     if not stat.S_ISREG(st.st_mode):
         raise SpoolError("not a regular file (a link, FIFO or device is never read)")
-    if len(name) > _MAX_NAME:
-        raise SpoolError(f"entry name longer than {_MAX_NAME} characters")
+    if not _SAFE_NAME.fullmatch(name):
+        raise SpoolError(f"entry name is not 1-{_MAX_NAME} of [A-Za-z0-9._-] (the hook's names are)")
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     with os.fdopen(fd, "rb") as fh:
         written = os.fstat(fh.fileno()).st_mtime

@@ -1,0 +1,108 @@
+"""Class 3 and 10: decompression bombs and huge inputs are read in bounded memory and time and
+recorded as truncated; evidence line numbers stay right after a gigantic line; a file that cannot
+be read is "unreadable", not "empty"."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import zlib
+from pathlib import Path
+
+from hostile_helpers import measured_analysis, write_bundle
+
+from slurm_attr.analyze import analyze_bundle
+from slurm_attr.collect.bundle import BundleCollector
+from slurm_attr.collect.files import MAX_LINE, ReadBudget, ReadLimits, ReadStats, iter_blocks
+from slurm_attr.ruleset import load as load_rules
+from slurm_attr.scope.static import load_workload
+
+XID = b"Nov 20 10:30:00 gpu-01 kernel: NVRM: Xid (PCI:0000:18:00): 79, pid=1, GPU has fallen off the bus.\n"
+
+
+def _zeros_gzip(path: Path, gigabytes: int) -> Path:
+    """A gzip of N GiB of zeros, made fast as concatenated members of 64 MiB each (~2 MB total
+    for 2 GiB): exactly what a job owner could plant as their stdout."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+    member = packer.compress(b"\0" * (64 << 20)) + packer.flush()
+    with path.open("wb") as fh:
+        for _ in range(gigabytes * 16):
+            fh.write(member)
+    return path
+
+
+def test_a_2gb_zero_bomb_as_job_output_is_capped_in_bounded_memory_and_time(tmp_path):
+    bundle = write_bundle(tmp_path / "bundle", {"nodes/gpu-01/syslog": XID})
+    _zeros_gzip(bundle / "app" / "slurm-4242.out.gz", gigabytes=2)
+    assert (bundle / "app" / "slurm-4242.out.gz").stat().st_size < 4 << 20
+    got = measured_analysis(bundle)
+    job_output = next(c for c in got["coverage"] if c["collector"] == "job_output")
+    assert job_output["status"] == "truncated"
+    assert "decompression bomb" in job_output["reason"]
+    assert job_output["bytes"] < 256 << 20  # stopped near the ratio floor, not at 2 GiB
+    assert got["rss_mb"] < 300, got
+    assert got["seconds"] < 30, got
+    assert got["sub_domain"] == "gpu"  # the other evidence still decides
+
+
+def test_the_absolute_file_cap_truncates_a_plain_file_and_keeps_what_came_before(tmp_path):
+    bundle = write_bundle(tmp_path / "bundle", {"nodes/gpu-01/syslog": XID + b"filler line\n" * 200_000})
+    root_workload = load_workload(bundle)
+    limits = ReadLimits(max_file_bytes=1 << 20)
+    obs = BundleCollector(bundle, root_workload, load_rules(None), limits).collect()
+    cov = next(c for c in obs.coverage if c.node == "gpu-01")
+    assert cov.status == "truncated" and "per file" in (cov.reason or "")
+    assert any(e.kind == "gpu_xid" for e in obs.events)  # evidence before the cap is kept
+
+
+def test_the_attempt_budget_is_shared_by_all_files(tmp_path):
+    stats = ReadStats(budget=ReadBudget(ReadLimits(max_attempt_bytes=5 << 20)))
+    path = tmp_path / "big.log"
+    path.write_bytes(b"x" * 99 + b"\n" * 1 + b"y\n" * (4 << 20))
+    list(iter_blocks(path, stats))
+    assert stats.capped and "budget" in stats.capped
+    again = ReadStats(budget=stats.budget)
+    assert list(iter_blocks(path, again)) == [] and again.capped
+
+
+def test_gzip_is_inflated_in_bounded_steps(tmp_path):
+    """A single 1 MiB read of compressed zeros must not inflate a gigabyte into memory at once."""
+    path = _zeros_gzip(tmp_path / "z.gz", gigabytes=1)
+    stats = ReadStats()
+    sizes = [len(block) for block in iter_blocks(path, stats)]
+    assert max(sizes) <= 2 * MAX_LINE + 8
+    assert stats.capped
+
+
+def test_line_numbers_stay_right_after_a_gigantic_line(tmp_path):
+    giant = b"A" * (3 * MAX_LINE + 12345) + b"\n"
+    lines = [b"Nov 20 10:00:00 gpu-01 x: one\n", giant, b"Nov 20 10:00:01 gpu-01 x: three\n", giant, XID]
+    bundle = write_bundle(tmp_path / "bundle", {"nodes/gpu-01/syslog": b"".join(lines)})
+    d = analyze_bundle(bundle)
+    xid = next(s for s in d["symptoms"] if s["kind"] == "gpu_xid")
+    assert xid["source"]["line"] == 5
+    cov = next(c for c in d["coverage"] if c["node"] == "gpu-01")
+    assert cov["lines"] == 5
+
+
+def test_a_file_that_cannot_be_read_is_unreadable_not_empty(tmp_path):
+    bundle = write_bundle(tmp_path / "bundle", {"nodes/gpu-01/syslog": XID})
+    workload = load_workload(bundle)
+    collector = BundleCollector(bundle, workload, load_rules(None))
+    # The log is rotated away between listing and reading (logrotate runs while we work).
+    victim = bundle / "nodes" / "gpu-01" / "syslog"
+    os.replace(victim, bundle / "nodes" / "gpu-01" / "old")
+    victim.write_bytes(XID)  # a new file under the old name: a different inode
+    obs = collector.collect()
+    cov = next(c for c in obs.coverage if c.node == "gpu-01")
+    assert cov.status == "error" and (cov.reason or "").startswith("unreadable")
+    assert not any(e.kind == "gpu_xid" for e in obs.events)
+
+
+def test_truncated_gzip_keeps_what_came_before(tmp_path):
+    data = gzip.compress(XID * 2000)
+    bundle = write_bundle(tmp_path / "bundle", {"nodes/gpu-01/syslog.1.gz": data[: len(data) // 2]})
+    d = analyze_bundle(bundle)
+    assert d["sub_domain"] == "gpu"
+    assert any("archive ends early" in e["message"] for e in d["errors"])
