@@ -1,0 +1,92 @@
+"""What hostile inputs cost: a bundle whose job output is a decompression bomb or one gigantic
+line, beside the same bundle without it (the baseline, measured in the same run).
+
+Each analysis runs in a fresh process; the figures are medians of --repeat runs of wall time
+and peak RSS.
+
+    python benchmarks/hostile_inputs.py --repeat 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import zlib
+from pathlib import Path
+
+XID = b"Nov 20 10:30:00 gpu-01 kernel: NVRM: Xid (PCI:0000:18:00): 79, pid=1, GPU has fallen off the bus.\n"
+WORKLOAD = {"cluster": "bench", "job_id": "4242", "nodes": "gpu-[01-02]", "state": "FAILED",
+            "start": "2026-11-20T10:00:00+00:00", "end": "2026-11-20T11:00:00+00:00", "exit_code": "1:0"}
+PROBE = """
+import json, resource, sys, time
+from slurm_attr.analyze import analyze_bundle
+t = time.monotonic()
+d = analyze_bundle(sys.argv[1])
+cov = next(c for c in d["coverage"] if c["collector"] == "job_output")
+print(json.dumps({"s": time.monotonic() - t, "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "status": cov["status"], "read_mb": cov["bytes"] / 2**20, "verdict": d["sub_domain"]}))
+"""
+
+
+def bundle(root: Path, job_output: Path | None) -> Path:
+    (root / "nodes" / "gpu-01").mkdir(parents=True)
+    (root / "workload.json").write_text(json.dumps(WORKLOAD))
+    (root / "nodes" / "gpu-01" / "syslog").write_bytes(XID)
+    if job_output is not None:
+        (root / "app").mkdir()
+        shutil.copy(job_output, root / "app" / job_output.name)
+    return root
+
+
+def zero_bomb(path: Path, gib: int) -> Path:
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+    member = packer.compress(b"\0" * (64 << 20)) + packer.flush()
+    with path.open("wb") as fh:
+        for _ in range(gib * 16):
+            fh.write(member)
+    return path
+
+
+def one_line(path: Path, mib: int) -> Path:
+    with path.open("wb") as fh:
+        for _ in range(mib):
+            fh.write(b"A" * (1 << 20))
+    return path
+
+
+def measure(root: Path, repeat: int) -> dict:
+    runs = [json.loads(subprocess.run([sys.executable, "-c", PROBE, str(root)], capture_output=True,
+                                      text=True, check=True).stdout) for _ in range(repeat)]
+    return {"s": statistics.median(r["s"] for r in runs), "rss": statistics.median(r["rss"] for r in runs),
+            **{k: runs[0][k] for k in ("status", "read_mb", "verdict")}}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--bomb-gib", type=int, default=2)
+    parser.add_argument("--line-mib", type=int, default=1024)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="slurm-attr-hostile-") as tmp:
+        work = Path(tmp)
+        cases = {
+            "baseline (no job output)": bundle(work / "base", None),
+            f"{args.bomb_gib} GiB of zeros as .gz": bundle(work / "bomb", zero_bomb(work / "out.gz", args.bomb_gib)),
+            f"one {args.line_mib} MiB line": bundle(work / "line", one_line(work / "out.log", args.line_mib)),
+        }
+        base = None
+        print(f"{'case':<28} {'median s':>9} {'x base':>7} {'RSS MB':>7} {'read MB':>8}  job_output")
+        for name, root in cases.items():
+            m = measure(root, args.repeat)
+            base = base or m
+            print(f"{name:<28} {m['s']:>9.2f} {m['s'] / base['s']:>7.1f} {m['rss']:>7.0f} "
+                  f"{m['read_mb']:>8.0f}  {m['status']} (verdict {m['verdict']})")
+
+
+if __name__ == "__main__":
+    main()
