@@ -4,28 +4,21 @@ from __future__ import annotations
 
 import logging
 import sys
-import time
-from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
-from slurm_attr import __version__, config, hook
-from slurm_attr.analyze import analyze_bundle, diagnose_attempt, minimal_env
-from slurm_attr.output.diagnosis import dumps
-from slurm_attr.output.summary import render_summary
-from slurm_attr.report import render
-from slurm_attr.report.query import Filters, load_dead_letters, load_frame, parse_when
-from slurm_attr.ruleset import RuleError
+from slurm_attr import __version__
 from slurm_attr.sanitize import clean, clean_lines
-from slurm_attr.scope.slurm import SlurmClient, SlurmError
-from slurm_attr.scope.static import BundleError
-from slurm_attr.store import queue
-from slurm_attr.store.repository import Store, resolve_url, upgrade
-from slurm_attr.worker.backfill import enqueue_failed
-from slurm_attr.worker.loop import Worker
+
+if TYPE_CHECKING:
+    from slurm_attr.config import Settings
+    from slurm_attr.store.repository import Store
+
+# Each command imports what it needs when it runs: `--help`, `analyze BUNDLE` and the worker
+# should not pay for pandas, SQLAlchemy and Alembic unless they use them.
 
 DB_HELP = "Database URL (default: $SLURM_ATTR_DB, then `db` in the config file, then sqlite:///slurm-attr.db)."
 
@@ -56,6 +49,12 @@ def analyze(bundles: tuple[Path, ...], job_id: str | None, attempt: int | None, 
 
     Each bundle stands alone: the usable ones are printed (and saved), the others are named on
     stderr with the reason, and the exit status is 2 when any bundle was unusable."""
+    from slurm_attr.analyze import analyze_bundle
+    from slurm_attr.output.diagnosis import dumps
+    from slurm_attr.output.summary import render_summary
+    from slurm_attr.ruleset import RuleError
+    from slurm_attr.scope.static import BundleError
+
     if bool(bundles) == bool(job_id):
         raise click.UsageError("give bundle directories or --job JOBID (not both)")
     settings = _settings()
@@ -80,6 +79,9 @@ def analyze(bundles: tuple[Path, ...], job_id: str | None, attempt: int | None, 
                 click.echo(clean(f"== {label}"))
             click.echo(clean_lines(render_summary(diagnosis)))
     if save and diagnoses:
+        from slurm_attr.report import render
+        from slurm_attr.store.repository import Store
+
         with Store.open(db) as store:
             keep = settings.keep_history if keep_history is None else keep_history
             stored = store.save_many([d for _, d in diagnoses], render_page=render.job_page_body,
@@ -97,6 +99,11 @@ def _warn(message: str) -> None:
 
 def _analyze_live(job_id: str, attempt: int | None, rules_dir: str | None,
                   db: str | None) -> dict:
+    from dataclasses import replace
+
+    from slurm_attr.analyze import diagnose_attempt, minimal_env
+    from slurm_attr.scope.slurm import SlurmClient, SlurmError
+
     settings = _settings()
     settings = replace(settings, rules=rules_dir or settings.rules)
     client = SlurmClient(settings)
@@ -119,6 +126,11 @@ def _analyze_live(job_id: str, attempt: int | None, rules_dir: str | None,
 def _queued_env(db: str | None, cluster: str, job_id: str, end: datetime) -> dict[str, str] | None:
     """The hook's environment for the attempt that ended at `end`, when the queue has it (it names
     the job's output files); None when there is none or no database to ask."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from slurm_attr.store import queue
+    from slurm_attr.store.repository import Store
+
     try:
         with Store.open(db) as store:
             return queue.epilog_env(store, cluster, job_id, end)
@@ -126,7 +138,9 @@ def _queued_env(db: str | None, cluster: str, job_id: str, end: datetime) -> dic
         return None
 
 
-def _settings() -> config.Settings:
+def _settings() -> Settings:
+    from slurm_attr import config
+
     try:
         return config.load()
     except config.ConfigError as exc:
@@ -152,6 +166,10 @@ def report(since: str, until: str | None, cluster: str | None, partition: str | 
            user: str | None, node: str | None, sub_domain: str | None, fmt: str,
            out: Path | None, max_job_pages: int, db: str | None) -> None:
     """Report the failures diagnosed in a time window."""
+    from slurm_attr.report import render
+    from slurm_attr.report.query import Filters, load_frame
+    from slurm_attr.store.repository import Store
+
     window = Filters(*_window(since, until), cluster, partition, user, node, sub_domain)
     with Store.open(db) as store:
         df = load_frame(store, window)
@@ -167,6 +185,10 @@ def report(since: str, until: str | None, cluster: str | None, partition: str | 
 
 def _window(since: str, until: str | None) -> tuple[datetime, datetime]:
     """--since/--until as times; a bad one is a usage error naming the option."""
+    from datetime import UTC
+
+    from slurm_attr.report.query import parse_when
+
     bounds = []
     for hint, value in (("--since", since), ("--until", until)):
         try:
@@ -185,6 +207,8 @@ def db() -> None:
 @click.option("--db", "url", envvar="SLURM_ATTR_DB", help=DB_HELP)
 def db_upgrade(url: str | None) -> None:
     """Create or migrate the schema to the latest version."""
+    from slurm_attr.store.repository import resolve_url, upgrade
+
     upgrade(resolve_url(url))
     click.echo("database is at the latest schema")
 
@@ -201,6 +225,8 @@ def worker(once: bool, poll: float, batch: int, db: str | None, verbose: bool) -
                         format="%(asctime)s %(levelname)s %(message)s")
     settings = _settings()
     with _open_store(db, wait=not once, poll_s=poll) as store:
+        from slurm_attr.worker.loop import Worker
+
         w = Worker(store, settings)
         w.handle_signals()
         handled = w.run(poll_s=poll, once=once, batch=batch)
@@ -209,6 +235,12 @@ def worker(once: bool, poll: float, batch: int, db: str | None, verbose: bool) -
 
 def _open_store(db: str | None, *, wait: bool, poll_s: float) -> Store:
     """Open (and migrate) the store; a long-running worker waits for a database that is down."""
+    import time
+
+    from sqlalchemy.exc import OperationalError
+
+    from slurm_attr.store.repository import Store
+
     while True:
         try:
             return Store.open(db)
@@ -225,6 +257,10 @@ def _open_store(db: str | None, *, wait: bool, poll_s: float) -> Store:
 @click.option("--db", envvar="SLURM_ATTR_DB", help=DB_HELP)
 def queue_status(retry_dead: bool, db: str | None) -> None:
     """How many queued jobs are in each state, and the dead letters with their last error."""
+    from slurm_attr.report.query import load_dead_letters
+    from slurm_attr.store import queue
+    from slurm_attr.store.repository import Store
+
     with Store.open(db) as store:
         if retry_dead:
             click.echo(f"{queue.revive_dead(store)} dead-letter jobs queued again")
@@ -241,6 +277,11 @@ def queue_status(retry_dead: bool, db: str | None) -> None:
 @click.option("--db", envvar="SLURM_ATTR_DB", help=DB_HELP)
 def backfill(since: str, until: str | None, db: str | None) -> None:
     """Diagnose failed jobs straight from sacct history (clusters that ran without the hook)."""
+    from slurm_attr.scope.slurm import SlurmError
+    from slurm_attr.store.repository import Store
+    from slurm_attr.worker.backfill import enqueue_failed
+    from slurm_attr.worker.loop import Worker
+
     start, end = _window(since, until)
     settings = _settings()
     with Store.open(db) as store:
@@ -274,6 +315,8 @@ def epilog() -> None:
 def epilog_install(spool: Path | None, dest: Path, slurm_conf: Path | None, slurm_user: str | None,
                    print_only: bool) -> None:
     """Install the hook, prepare its spool and print the slurm.conf lines."""
+    from slurm_attr import hook
+
     spool = (spool or Path(_settings().spool)).absolute()
     user = slurm_user or hook.slurm_user(slurm_conf)
     try:
