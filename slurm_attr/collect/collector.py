@@ -9,7 +9,7 @@ import json
 import math
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
@@ -54,7 +54,7 @@ class Sources:
 
 
 def settle(cov: Coverage, files: int, unreadable: int, missing_reason: str,
-           unread: list[Coverage] = ()) -> None:
+           unread: Sequence[Coverage] = ()) -> None:
     """The coverage status once a collector's files were read (or not): unread ones (links,
     special files, refused by owner checks) are notes, or the reason when nothing was read."""
     refused = [c.reason or "" for c in unread]

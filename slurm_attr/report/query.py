@@ -95,7 +95,7 @@ def load_frame(store: Store, f: Filters) -> pd.DataFrame:
 def load_nodes(store: Store, ids: list[int]) -> pd.DataFrame:
     if not ids:
         return pd.DataFrame(columns=["diagnosis_id", "node"])
-    rows = []
+    rows: list[tuple[int, str]] = []
     with store.engine.connect() as conn:
         for i in range(0, len(ids), 20000):
             q = select(DiagnosisNode.diagnosis_id, DiagnosisNode.node).where(

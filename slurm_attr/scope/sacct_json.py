@@ -87,7 +87,8 @@ def _steps(job: dict[str, Any]) -> list[dict[str, Any]]:
         })
     for step in steps:
         for key in ("start", "end"):
-            step[key] = step[key].isoformat() if step[key] else None
+            when = step[key]
+            step[key] = when.isoformat() if isinstance(when, datetime) else None
     return sorted(steps, key=lambda s: (s["start"] or "", s["id"]))
 
 

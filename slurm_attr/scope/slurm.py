@@ -169,10 +169,11 @@ class SlurmClient:
         events = []
         for line in out.splitlines():
             cols = line.split("|")  # sacctmgr has no --delimiter: the reason is all but the ends
-            if len(cols) < 6 or not cols[0] or not _utc(cols[1]):
+            began = _utc(cols[1]) if len(cols) >= 6 and cols[0] else None
+            if began is None:
                 continue
             reason = "|".join(cols[4:-1])
-            events.append(NodeEvent(cols[0], _utc(cols[1]), _utc(cols[2]), cols[3], reason, cols[-1]))
+            events.append(NodeEvent(cols[0], began, _utc(cols[2]), cols[3], reason, cols[-1]))
         return events
 
     def cluster_name(self) -> str:

@@ -11,9 +11,9 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import and_, func, or_, select, tuple_, update
+from sqlalchemy import CursorResult, and_, func, or_, select, tuple_, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from slurm_attr.store.models import QueueEntry
@@ -57,8 +57,8 @@ def enqueue(store: Store, rows: list[dict[str, Any]]) -> int:
         index_elements=["cluster", "entry"])
     keys = {(r["cluster"], r["entry"]) for r in values}
     with store.sessions.begin() as s:
-        known = s.scalar(select(func.count()).select_from(QueueEntry).where(
-            tuple_(QueueEntry.cluster, QueueEntry.entry).in_(keys)))
+        known = s.scalars(select(func.count()).select_from(QueueEntry).where(
+            tuple_(QueueEntry.cluster, QueueEntry.entry).in_(keys))).one()
         s.execute(stmt, values)
     return len(keys) - known
 
@@ -86,7 +86,8 @@ def claim(store: Store, worker: str, limit: int, lease_s: int) -> list[Claim]:
                                 QueueEntry.attempt, QueueEntry.ended_at, QueueEntry.source,
                                 QueueEntry.payload, QueueEntry.tries)
                          .where(QueueEntry.id.in_(ids), QueueEntry.lease_owner == owner)).all()
-    return [Claim(*row, owner=owner) for row in rows]
+    return [Claim(row.id, row.cluster, row.job_id, row.attempt, row.ended_at, row.source, row.payload,
+                  row.tries, owner=owner) for row in rows]
 
 
 def aware(when: datetime | None) -> datetime | None:
@@ -108,8 +109,9 @@ def finish(store: Store, c: Claim, diagnoses: list[dict[str, Any]], *, state: st
     """Close the queue entry and store the diagnoses in one transaction, fenced by the lease: if
     another worker has claimed the job since, nothing is written and LeaseLost is raised."""
     with store.sessions.begin() as s:
-        closed = s.execute(update(QueueEntry).where(_mine(c), QueueEntry.state == "leased").values(
-            state=state, last_error=note, lease_until=None, updated_at=now()))
+        close = update(QueueEntry).where(_mine(c), QueueEntry.state == "leased").values(
+            state=state, last_error=note, lease_until=None, updated_at=now())
+        closed = cast(CursorResult, s.execute(close))
         if closed.rowcount != 1:
             raise LeaseLost(f"job {c.job_id}: the lease {c.owner} was taken over; result dropped")
         store.save_in(s, diagnoses, keep_history=keep_history, render_page=render_page)
@@ -148,16 +150,17 @@ def epilog_env(store: Store, cluster: str, job_id: str, end: datetime) -> dict[s
         found = s.execute(select(QueueEntry.ended_at, QueueEntry.payload).where(
             QueueEntry.cluster == cluster, QueueEntry.job_id == job_id,
             QueueEntry.source == "epilog")).all()
-    near = sorted((abs((aware(t) - end).total_seconds()), i) for i, (t, _) in enumerate(found) if t)
+    near = sorted((abs((t.replace(tzinfo=t.tzinfo or UTC) - end).total_seconds()), i)
+                  for i, (t, _) in enumerate(found) if t)
     return found[near[0][1]][1] if near and near[0][0] <= 120 else None
 
 
 def revive_dead(store: Store) -> int:
     """Give dead letters a fresh set of tries (after the cause, e.g. a broken collector, is fixed)."""
     with store.sessions.begin() as s:
-        result = s.execute(update(QueueEntry).where(QueueEntry.state == "dead").values(
-            state="pending", tries=0, not_before=now(), updated_at=now()).execution_options(
-            synchronize_session=False))
+        revive = update(QueueEntry).where(QueueEntry.state == "dead").values(
+            state="pending", tries=0, not_before=now(), updated_at=now())
+        result = cast(CursorResult, s.execute(revive.execution_options(synchronize_session=False)))
         return result.rowcount
 
 

@@ -224,7 +224,7 @@ class Store:
         if cluster_id is None:
             dialect = postgresql if s.get_bind().dialect.name == "postgresql" else sqlite
             s.execute(dialect.insert(Cluster).values(name=name).on_conflict_do_nothing())
-            cluster_id = s.scalar(select(Cluster.id).where(Cluster.name == name))
+            cluster_id = s.scalars(select(Cluster.id).where(Cluster.name == name)).one()
         return cluster_id
 
     @staticmethod

@@ -51,15 +51,15 @@ def parse_env(raw: bytes, name: str | None = None) -> dict[str, str]:
     not the hook's."""
     if not raw.endswith(b"\0"):
         raise SpoolError("incomplete entry (does not end with a NUL): not written by the hook")
-    env = {}
+    env: dict[str, str] = {}
     for item in raw.split(b"\0"):
-        key, sep, value = item.partition(b"=")
-        if sep and key.startswith(b"SLURM_"):
-            env[key.decode("ascii", "replace")] = value.decode("utf-8", "replace")
+        var, sep, value = item.partition(b"=")
+        if sep and var.startswith(b"SLURM_"):
+            env[var.decode("ascii", "replace")] = value.decode("utf-8", "replace")
     for key in _NUMERIC:
-        value = env.get(key)
-        if value is not None and not _DIGITS.fullmatch(value):
-            raise SpoolError(f"{key} is not a number (got {value[:40]!r})")
+        number = env.get(key)
+        if number is not None and not _DIGITS.fullmatch(number):
+            raise SpoolError(f"{key} is not a number (got {number[:40]!r})")
     if "SLURM_JOB_ID" not in env:
         raise SpoolError("no SLURM_JOB_ID")
     named = _ENTRY_NAME.fullmatch(name or "")

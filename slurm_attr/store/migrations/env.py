@@ -17,7 +17,7 @@ def run_migrations_offline() -> None:
 
 
 def run_migrations_online() -> None:
-    engine = make_engine(config.get_main_option("sqlalchemy.url"), foreign_keys=False)
+    engine = make_engine(config.get_main_option("sqlalchemy.url") or "", foreign_keys=False)
     with engine.connect() as connection:
         context.configure(connection=connection, target_metadata=target_metadata,
                           render_as_batch=connection.dialect.name == "sqlite")
