@@ -102,11 +102,11 @@ def _analyze_live(job_id: str, attempt: int | None, rules_dir: str | None,
     from dataclasses import replace
 
     from slurm_attr.analyze import diagnose_attempt, minimal_env
-    from slurm_attr.scope.slurm import SlurmClient, SlurmError
+    from slurm_attr.scope.slurm import SlurmCommands, SlurmError
 
     settings = _settings()
     settings = replace(settings, rules=rules_dir or settings.rules)
-    client = SlurmClient(settings)
+    client = SlurmCommands(settings)
     try:
         attempts = client.sacct([job_id]).get(job_id, [])
         if not attempts:
@@ -332,6 +332,47 @@ def epilog_install(spool: Path | None, dest: Path, slurm_conf: Path | None, slur
     if existing:
         click.echo(f"warning: slurm.conf already runs EpilogSlurmctld={existing}; keep it by calling "
                    f"it from a wrapper that also runs {dest}", err=True)
+
+
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on (loopback by default; put a TLS proxy in front otherwise).")
+@click.option("--port", default=8080, show_default=True, type=click.IntRange(0, 65535))
+@click.option("--root-path", default="", help="The prefix a reverse proxy serves this under, e.g. /attr.")
+@click.option("--token-file", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Bearer tokens, '<token> read|submit' per line (default: api_tokens_file).")
+@click.option("--drain/--no-drain", default=False,
+              help="Also diagnose queued jobs in-process (POST /v1/attributions/slurm) instead of "
+                   "leaving them to a worker.")
+@click.option("--ssl-certfile", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Serve HTTPS directly (sites without a proxy).")
+@click.option("--ssl-keyfile", type=click.Path(exists=True, dir_okay=False), default=None)
+@click.option("--access-log/--no-access-log", default=True, show_default=True)
+@click.option("--db", envvar="SLURM_ATTR_DB", help=DB_HELP)
+def serve(host: str, port: int, root_path: str, token_file: Path | None, drain: bool,
+          ssl_certfile: str | None, ssl_keyfile: str | None, access_log: bool, db: str | None) -> None:
+    """Serve the REST attribution API (/v1, docs at /docs) and the live dashboard (/)."""
+    # Imported here: the other commands must not pay for the web stack at start-up.
+    try:
+        import uvicorn
+
+        from slurm_attr.service.app import create_app
+        from slurm_attr.service.auth import TokenFileError, Tokens
+    except ImportError as exc:
+        raise click.ClickException(f"the service needs its extra: pip install 'slurm-attr[service]' "
+                                   f"({exc.name} is missing)") from exc
+    settings = _settings()
+    source = token_file or (Path(settings.api_tokens_file) if settings.api_tokens_file else None)
+    if source is None:
+        raise click.ClickException("no token file: give --token-file or set api_tokens_file")
+    try:
+        tokens = Tokens.load(source)
+    except TokenFileError as exc:
+        raise click.ClickException(str(exc)) from exc
+    app = create_app(settings, db, tokens, drain=drain)
+    uvicorn.run(app, host=host, port=port, root_path=root_path, ssl_certfile=ssl_certfile,
+                ssl_keyfile=ssl_keyfile, access_log=access_log, log_level="info",
+                proxy_headers=True, server_header=False)
 
 
 def main() -> None:

@@ -12,9 +12,10 @@ import json
 import os
 import pwd
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from slurm_attr.config import Settings
 from slurm_attr.model import Workload
@@ -117,16 +118,36 @@ class NodeEvent:
     user: str
 
 
-class SlurmClient:
-    def __init__(self, settings: Settings) -> None:
+class SlurmClient(Protocol):
+    """What the worker, backfill and live collection ask of Slurm. `SlurmCommands` answers by
+    running sacct, sacctmgr and scontrol; tests replay output recorded from a real cluster."""
+
+    def sacct(self, job_ids: list[str]) -> dict[str, list[dict[str, Any]]]: ...
+
+    def failed_job_ids(self, since: datetime, until: datetime) -> list[str]: ...
+
+    def node_events(self, nodes: list[str], start: datetime, end: datetime) -> list[NodeEvent]: ...
+
+    def cluster_name(self) -> str: ...
+
+
+Runner = Callable[[list[str]], str]  # argv -> stdout, raising SlurmError on failure
+
+
+class SlurmCommands:
+    """The Slurm client that runs the commands (through `runner`, which tests may replace with a
+    replay of recorded output so that the parsing below is what they exercise)."""
+
+    def __init__(self, settings: Settings, runner: Runner | None = None) -> None:
         self.settings = settings
+        self.run: Runner = runner or run
         self._json_ok: bool | None = None
 
     def sacct(self, job_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
         """Every attempt (`--duplicates`) of these jobs, with their steps; one call for all."""
         if not job_ids:
             return {}
-        out = run([self.settings.sacct, "--duplicates", "--parsable2", "--noheader", "--allusers",
+        out = self.run([self.settings.sacct, "--duplicates", "--parsable2", "--noheader", "--allusers",
                    f"--delimiter={DELIMITER}", "--format=" + ",".join(FIELDS),
                    "--jobs=" + ",".join(job_ids)])
         jobs = parse_parsable(out)
@@ -136,7 +157,7 @@ class SlurmClient:
     def failed_job_ids(self, since: datetime, until: datetime) -> list[str]:
         """Jobs with an attempt that ended in a failure state within the window."""
         fmt = "%Y-%m-%dT%H:%M:%S"
-        out = run([self.settings.sacct, "--allusers", "--duplicates", "--allocations", "--noheader",
+        out = self.run([self.settings.sacct, "--allusers", "--duplicates", "--allocations", "--noheader",
                    "--parsable2", "--format=JobIDRaw", "--state=" + ",".join(FAILURE_STATES),
                    f"--starttime={since.astimezone(UTC):{fmt}}",
                    f"--endtime={until.astimezone(UTC):{fmt}}"])
@@ -146,7 +167,7 @@ class SlurmClient:
         if self._json_ok is False:
             return
         try:
-            doc = json.loads(run([self.settings.sacct, "--duplicates", "--allusers", "--json",
+            doc = json.loads(self.run([self.settings.sacct, "--duplicates", "--allusers", "--json",
                                   "--jobs=" + ",".join(job_ids)]))
             self._json_ok = True
         except (SlurmError, ValueError):
@@ -163,7 +184,7 @@ class SlurmClient:
     def node_events(self, nodes: list[str], start: datetime, end: datetime) -> list[NodeEvent]:
         """Node state changes (down, drain, with reasons: admins, NHC) around the window."""
         fmt = "%Y-%m-%dT%H:%M:%S"
-        out = run([self.settings.sacctmgr, "--noheader", "--parsable2", "show", "event",
+        out = self.run([self.settings.sacctmgr, "--noheader", "--parsable2", "show", "event",
                    "nodes=" + ",".join(nodes), f"start={start.astimezone(UTC):{fmt}}",
                    f"end={end.astimezone(UTC):{fmt}}", "format=NodeName,TimeStart,TimeEnd,State,Reason,User"])
         events = []
@@ -179,7 +200,7 @@ class SlurmClient:
     def cluster_name(self) -> str:
         if self.settings.cluster:
             return self.settings.cluster
-        out = run([self.settings.scontrol, "show", "config"])
+        out = self.run([self.settings.scontrol, "show", "config"])
         for line in out.splitlines():
             key, _, value = line.partition("=")
             if key.strip() == "ClusterName":

@@ -22,10 +22,11 @@ from sqlalchemy.exc import DataError, IntegrityError, SQLAlchemyError, Statement
 from slurm_attr.analyze import diagnose_attempt, minimal_env
 from slurm_attr.config import Settings
 from slurm_attr.report.render import job_page_body
-from slurm_attr.scope.slurm import FAILURE_STATES, SlurmClient, SlurmError
+from slurm_attr.scope.slurm import FAILURE_STATES, SlurmClient, SlurmCommands, SlurmError
 from slurm_attr.store import queue
 from slurm_attr.store.repository import Store
 from slurm_attr.worker.spool import SpoolEntry, read_entries, set_aside
+from slurm_attr.worker.watch import SpoolWatcher, seconds_until_due
 
 log = logging.getLogger("slurm_attr.worker")
 
@@ -33,6 +34,8 @@ log = logging.getLogger("slurm_attr.worker")
 _NOT_ENDED = {"RUNNING", "PENDING", "COMPLETING", "SUSPENDED", "CONFIGURING", "RESIZING"}
 # The epilog runs within seconds of the end sacct records; allow for a slow controller.
 _END_SLACK_S = 120
+# The shortest sleep between rounds while a job waits to come due.
+_MIN_IDLE_S = 0.05
 
 
 class Transient(Exception):
@@ -43,7 +46,7 @@ class Worker:
     def __init__(self, store: Store, settings: Settings, client: SlurmClient | None = None,
                  name: str | None = None) -> None:
         self.store, self.settings = store, settings
-        self.client = client or SlurmClient(settings)
+        self.client: SlurmClient = client or SlurmCommands(settings)
         self.name = name or f"{socket.gethostname()}:{os.getpid()}"
         self.stopping = False
         self._cluster: str | None = settings.cluster
@@ -58,25 +61,44 @@ class Worker:
         signal.signal(signal.SIGINT, stop)
 
     def run(self, poll_s: float = 5.0, once: bool = False, batch: int = 20) -> int:
-        """Drain the queue; with once, return when nothing is due. Returns jobs handled."""
+        """Drain the queue; with once, return when nothing is due. Returns jobs handled.
+
+        Between rounds the worker sleeps until a spool entry lands, the earliest queued job comes
+        due, or `poll_s` passes (the net for what inotify cannot see: another worker's queue
+        rows, a spool on NFS)."""
         handled = 0
-        while not self.stopping:
-            try:
-                self.ingest()
-                n = self.drain(batch)
-            except SQLAlchemyError as exc:  # the database is down: the spool keeps every job
-                log.error("database unavailable, retrying in %.0fs: %s", poll_s,
-                          str(exc).splitlines()[0])
-                self._sleep(poll_s)
-                continue
-            handled += n
-            if once and n == 0 and not self._due_soon():
-                break
-            if n == 0:
-                self._sleep(poll_s if not once else 0.5)
+        with SpoolWatcher(Path(self.settings.spool)) as watcher:
+            while not self.stopping:
+                try:
+                    self.ingest()
+                    n = self.drain(batch)
+                    idle = 0.0 if n else self._idle_for(0.5 if once else poll_s)
+                except SQLAlchemyError as exc:  # the database is down: the spool keeps every job
+                    log.error("database unavailable, retrying in %.0fs: %s", poll_s,
+                              str(exc).splitlines()[0])
+                    self._sleep(poll_s)
+                    continue
+                handled += n
+                if once and n == 0 and not self._due_soon():
+                    break
+                if n == 0:
+                    self._sleep(idle, watcher)
         return handled
 
-    def _sleep(self, seconds: float) -> None:
+    def _idle_for(self, poll_s: float) -> float:
+        """Seconds to sleep: until the earliest queued job is due, at most `poll_s`."""
+        due = None
+        if due is None:
+            return poll_s
+        # A little past the due time (claims compare with the clock); never 0, which would spin
+        # on a due row another worker holds locked for a moment.
+        return min(poll_s, max(_MIN_IDLE_S, due + 0.01))
+
+    def _sleep(self, seconds: float, watcher: SpoolWatcher | None = None) -> None:
+        """Sleep, waking early on SIGTERM and, with a watcher, when a spool entry lands."""
+        if watcher is not None:
+            watcher.wait(seconds, lambda: self.stopping)
+            return
         end = time.monotonic() + seconds
         while not self.stopping and time.monotonic() < end:
             time.sleep(min(0.2, seconds))
