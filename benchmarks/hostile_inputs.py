@@ -76,7 +76,8 @@ def main() -> None:
         work = Path(tmp)
         cases = {
             "baseline (no job output)": bundle(work / "base", None),
-            f"{args.bomb_gib} GiB of zeros as .gz": bundle(work / "bomb", zero_bomb(work / "out.gz", args.bomb_gib)),
+            f"{args.bomb_gib} GiB of zeros as .gz": bundle(work / "bomb",
+                                                           zero_bomb(work / "out.gz", args.bomb_gib)),
             f"one {args.line_mib} MiB line": bundle(work / "line", one_line(work / "out.log", args.line_mib)),
         }
         base = None

@@ -6,10 +6,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from slurm_attr import ruleset as rules
-from slurm_attr.collect.bundle import BundleCollector
 from slurm_attr.collect.confine import Root
 from slurm_attr.collect.files import ReadLimits
 from slurm_attr.config import Settings
+from slurm_attr.connectors.bundle import BundleCollector
 from slurm_attr.engine.pipeline import Engine
 from slurm_attr.model import Observations, Workload
 from slurm_attr.output.diagnosis import build
@@ -28,12 +28,12 @@ def diagnose(workload: Workload, obs: Observations, rules_dir: str | None = None
 def diagnose_attempt(facts: dict[str, Any], cluster: str, env: dict[str, str], settings: Settings,
                      client: SlurmClient) -> dict[str, Any]:
     """Diagnose one ended attempt of a live cluster from its sacct facts and epilog environment."""
-    from slurm_attr.collect.slurm import SlurmCollector  # not needed (nor paid for) by bundles
+    from slurm_attr.connectors.slurm import collect  # not needed (nor paid for) by bundles
     from slurm_attr.scope.slurm import workload_from
 
     workload = workload_from(facts, cluster)
     ruleset = rules.load(settings.rules)
-    obs = SlurmCollector(workload, ruleset, settings, env, client).collect()
+    obs = collect(workload, ruleset, settings, env, client)
     return diagnose(workload, obs, settings.rules)
 
 

@@ -102,6 +102,7 @@ def _analyze_live(job_id: str, attempt: int | None, rules_dir: str | None,
     from dataclasses import replace
 
     from slurm_attr.analyze import diagnose_attempt, minimal_env
+    from slurm_attr.connectors.slurm import pick_attempt
     from slurm_attr.scope.slurm import SlurmCommands, SlurmError
 
     settings = _settings()
@@ -111,9 +112,9 @@ def _analyze_live(job_id: str, attempt: int | None, rules_dir: str | None,
         attempts = client.sacct([job_id]).get(job_id, [])
         if not attempts:
             raise click.ClickException(f"sacct knows no job {job_id}")
-        if attempt is not None and not 0 <= attempt < len(attempts):
+        facts = pick_attempt(attempts, index=attempt)
+        if facts is None:
             raise click.ClickException(f"job {job_id} has attempts 0..{len(attempts) - 1}")
-        facts = attempts[-1 if attempt is None else attempt]
         if facts["end"] is None:
             raise click.ClickException(f"job {job_id} has not ended ({facts['state']})")
         cluster = facts["cluster"] or client.cluster_name()

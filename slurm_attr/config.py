@@ -32,6 +32,12 @@ class Settings:
     node_logs: tuple[str, ...] = ("/var/log/remote/{node}/syslog*", "/var/log/remote/{node}/kern.log*",
                                   "/var/log/nodes/{node}/*.log*")
     controller_logs: tuple[str, ...] = ("/var/log/slurm/slurmctld.log*",)
+    # Binary systemd journals per node ({node} substituted), read with journalctl --file; e.g.
+    # "/var/log/journal/remote/remote-{node}*.journal". Empty: the journald source reads nothing.
+    journal_files: tuple[str, ...] = ()
+    # Observation sources of the live connector (see slurm_attr/connectors); a site's own source
+    # module is named by its dotted path.
+    sources: tuple[str, ...] = ("node_logs", "job_output", "slurmctld", "sacctmgr_events", "journald")
     # Job stdout/stderr is read only below these directories (and only if the owner could read it).
     job_output_roots: tuple[str, ...] = ("/home", "/scratch", "/work", "/tmp")
     margin_s: int = 600  # read this much log before the start and after the end
@@ -50,6 +56,11 @@ class Settings:
     sacct: str = "sacct"
     sacctmgr: str = "sacctmgr"
     scontrol: str = "scontrol"
+    # The attribution service (`slurm-attr serve`): bearer tokens, one "<token> <scope>" a line
+    # (scope read or submit), and the caps on one uploaded bundle.
+    api_tokens_file: str | None = None
+    api_max_upload_mb: int = 256  # unpacked size of one posted bundle
+    api_max_upload_files: int = 20000  # members of one posted archive
 
 
     def read_limits(self) -> ReadLimits:

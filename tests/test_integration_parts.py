@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from slurm_attr import config, hook
-from slurm_attr.collect.job_output import JobNames, Owner, check, expand_pattern, output_paths
+from slurm_attr.connectors.job_output import JobNames, Owner, check, expand_pattern, output_paths
 from slurm_attr.scope.slurm import parse_parsable, workload_from
 from slurm_attr.store import queue
 from slurm_attr.worker.spool import SpoolError, parse_env, read_entries

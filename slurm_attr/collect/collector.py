@@ -9,11 +9,13 @@ import json
 import math
 import os
 import stat
-from collections.abc import Iterator, Sequence
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
+from typing import IO
 
 from slurm_attr.collect.confine import Root
 from slurm_attr.collect.files import ReadBudget, ReadLimits, rotation_order
@@ -29,6 +31,10 @@ _SANE_EPOCH = (0.0, 7_258_118_400.0)
 _RAW_DMESG_NAMES = ("dmesg",)
 
 
+# (file to convert, where to write text lines, read caps, the window to keep) -> problems met
+Converter = Callable[[Path, IO[bytes], ReadLimits, "tuple[datetime, datetime] | None"], list[str]]
+
+
 @dataclass
 class SourceFile:
     path: Path
@@ -36,6 +42,8 @@ class SourceFile:
     node: str | None = None  # a node the file belongs to (a path component naming one)
     identity: tuple[int, int] | None = None  # (st_dev, st_ino) checked for permission; see _opened
     root: Root | None = None  # a bundle's files are opened through it, relative to it
+    # Turns a file that is not text (a binary journal, say) into log lines before extraction.
+    convert: Converter | None = None
 
 
 @dataclass
@@ -123,6 +131,23 @@ class LogCollector:
     def _missing(self, collector: str, node: str | None = None) -> str:
         return self.sources.missing.get(collector, "nothing to read").replace("{node}", node or "")
 
+    @contextmanager
+    def _readable(self, source: SourceFile, scan: FileScan) -> Iterator[Path]:
+        """The file as text lines: itself, or what its converter made of it (in a private
+        temporary file that is removed afterwards)."""
+        with _opened(source) as path:
+            if source.convert is None:
+                yield path
+                return
+            with tempfile.TemporaryDirectory(prefix="slurm-attr-") as tmp:
+                text = Path(tmp) / "converted.log"
+                with text.open("wb") as out:
+                    problems = source.convert(path, out, self.budget.limits, self.extractor.window)
+                scan.problems += problems
+                scan.coverage.truncated += [f"{source.name}: {p.removeprefix('truncated: ')}"
+                                            for p in problems if p.startswith("truncated:")]
+                yield text
+
     def _unread(self, collector: str, node: str | None = None) -> list[Coverage]:
         return [c for c in self.sources.unread if c.collector == collector and c.node == node]
 
@@ -136,7 +161,7 @@ class LogCollector:
             scan = FileScan(source.name, origin, node, clock if origin == "node" else self._clock(),
                             cov, path_nodes=source.node, budget=self.budget)
             try:
-                with _opened(source) as path:
+                with self._readable(source, scan) as path:
                     self.extractor.scan(path, scan, obs)
             except Exception as exc:  # a broken file must never stop the diagnosis
                 unreadable += 1

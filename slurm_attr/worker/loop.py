@@ -21,6 +21,7 @@ from sqlalchemy.exc import DataError, IntegrityError, SQLAlchemyError, Statement
 
 from slurm_attr.analyze import diagnose_attempt, minimal_env
 from slurm_attr.config import Settings
+from slurm_attr.connectors.slurm import pick_attempt
 from slurm_attr.report.render import job_page_body
 from slurm_attr.scope.slurm import FAILURE_STATES, SlurmClient, SlurmCommands, SlurmError
 from slurm_attr.store import queue
@@ -32,8 +33,6 @@ log = logging.getLogger("slurm_attr.worker")
 
 # Attempt states that mean sacct has not caught up with the end of the job yet.
 _NOT_ENDED = {"RUNNING", "PENDING", "COMPLETING", "SUSPENDED", "CONFIGURING", "RESIZING"}
-# The epilog runs within seconds of the end sacct records; allow for a slow controller.
-_END_SLACK_S = 120
 # The shortest sleep between rounds while a job waits to come due.
 _MIN_IDLE_S = 0.05
 
@@ -87,7 +86,7 @@ class Worker:
 
     def _idle_for(self, poll_s: float) -> float:
         """Seconds to sleep: until the earliest queued job is due, at most `poll_s`."""
-        due = None
+        due = seconds_until_due(self.store)
         if due is None:
             return poll_s
         # A little past the due time (claims compare with the clock); never 0, which would spin
@@ -220,18 +219,16 @@ class Worker:
     @staticmethod
     def _attempt_of(c: queue.Claim, attempts: list[dict[str, Any]]) -> dict[str, Any]:
         """The attempt a queue row is about: by index for backfill, else the one whose end is
-        when the epilog ran (it runs as the attempt ends)."""
-        if c.source != "epilog" or c.ended_at is None:
-            if c.attempt < len(attempts):
-                return attempts[c.attempt]
-        else:
-            ended = [a for a in attempts if a["end"]
-                     and abs((a["end"] - c.ended_at).total_seconds()) <= _END_SLACK_S]
-            if ended:
-                return min(ended, key=lambda a: abs((a["end"] - c.ended_at).total_seconds()))
+        when the epilog ran."""
+        by_time = c.source == "epilog" and c.ended_at is not None
+        found = pick_attempt(attempts, ended_at=c.ended_at) if by_time else \
+            pick_attempt(attempts, index=c.attempt)
+        if found is not None:
+            return found
         raise Transient(f"sacct does not show the attempt of job {c.job_id} that ended at "
                         f"{c.ended_at:%H:%M:%S} yet (slurmdbd may lag the controller)"
-                        if c.ended_at else f"sacct does not show job {c.job_id} attempt {c.attempt} yet")
+                        if by_time and c.ended_at else
+                        f"sacct does not show job {c.job_id} attempt {c.attempt} yet")
 
     def _retry(self, c: queue.Claim, error: str) -> None:
         state = queue.retry(self.store, c, error, max_tries=self.settings.max_tries,

@@ -12,8 +12,8 @@ from pathlib import Path
 from hostile_helpers import measured_analysis, write_bundle
 
 from slurm_attr.analyze import analyze_bundle
-from slurm_attr.collect.bundle import BundleCollector
 from slurm_attr.collect.files import MAX_LINE, ReadBudget, ReadLimits, ReadStats, iter_blocks
+from slurm_attr.connectors.bundle import BundleCollector
 from slurm_attr.ruleset import load as load_rules
 from slurm_attr.scope.static import load_workload
 

@@ -1,4 +1,5 @@
-"""The static bundle's files, described as `Sources` for the shared collector.
+"""Execution context: a static bundle (see README), its files described as `Sources` for the
+shared collector; journals below `nodes/<node>/` are converted by the journald source.
 
 Every file is listed and later opened through `confine.Root`: nothing below the bundle's own
 directory is followed through a link, and only regular files are read."""
@@ -10,6 +11,7 @@ from pathlib import Path, PurePosixPath
 from slurm_attr.collect.collector import LogCollector, SourceFile, Sources
 from slurm_attr.collect.confine import Root
 from slurm_attr.collect.files import ReadLimits
+from slurm_attr.connectors.journald import mark_journals
 from slurm_attr.model import Coverage, Observations, Workload
 from slurm_attr.ruleset import Ruleset
 
@@ -34,7 +36,7 @@ def bundle_sources(root: Root, workload: Workload) -> Sources:
         return out
 
     sources.app = described("app", "job_output")
-    sources.nodes = {n: described(f"nodes/{n}", "node_syslog", n) for n in workload.nodes}
+    sources.nodes = {n: mark_journals(described(f"nodes/{n}", "node_syslog", n)) for n in workload.nodes}
     sources.controller = described("controller", "controller")
     sources.metrics = [f for f in described("metrics", "metrics") if f.name.endswith(".json")]
     return sources

@@ -1,4 +1,4 @@
-"""Finding a job's stdout/stderr files and deciding whether we may read them.
+"""Observation source: a job's stdout/stderr files, and deciding whether we may read them.
 
 The worker runs as root or SlurmUser while the file names come from the job's owner, so a file is
 read only if (1) its real path lies under an allowed root, with no symlink leading out of it, and
@@ -17,7 +17,8 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from slurm_attr.collect.collector import SourceFile
+from slurm_attr.collect.collector import SourceFile, Sources
+from slurm_attr.connectors import AttemptContext, register_source
 from slurm_attr.model import Coverage
 
 _SPEC = re.compile(r"%(\d*)([%AajJNnstux])")
@@ -133,3 +134,20 @@ def job_output_sources(env: dict[str, str], job: JobNames, roots: tuple[str, ...
         else:
             files.append(result)
     return files, refused
+
+
+@register_source("job_output")
+class JobOutput:
+    """Observation source: the job's stdout/stderr named by the hook's environment, read only
+    where the job's owner could read it."""
+
+    name = "job_output"
+
+    def gather(self, ctx: AttemptContext, found: Sources) -> None:
+        w, env = ctx.workload, ctx.env
+        names = JobNames(w.job_id, w.user, w.name, w.nodes[0] if w.nodes else "",
+                         env.get("SLURM_ARRAY_JOB_ID"), env.get("SLURM_ARRAY_TASK_ID"))
+        files, unread = job_output_sources(env, names, ctx.settings.job_output_roots)
+        found.app += files
+        found.unread += unread
+        found.missing["job_output"] = "the job named no output file"

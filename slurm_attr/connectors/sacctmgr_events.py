@@ -1,0 +1,62 @@
+"""Observation source: the node state history from `sacctmgr show event` (a node set DOWN or
+DRAIN around the attempt, with its reason: an admin, NHC, the BMC)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from slurm_attr.collect.collector import Sources
+from slurm_attr.connectors import AttemptContext, register_source
+from slurm_attr.model import Coverage, Event, SourceRef, Workload
+from slurm_attr.scope.slurm import NodeEvent, SlurmError
+
+_DOWN_STATES = ("DOWN", "DRAIN", "FAIL")
+
+
+def node_state_events(events: list[NodeEvent], w: Workload, margin: timedelta) -> list[Event]:
+    """A node of the job going down or drained around the job is evidence, with its reason."""
+    out = []
+    for e in events:
+        if e.node not in w.nodes or not any(s in e.state.upper() for s in _DOWN_STATES):
+            continue
+        during = w.start <= e.start <= w.end + margin
+        reason = e.reason or "no reason given"
+        out.append(Event(
+            kind="node_state_change", rule="sacctmgr.node_event", node=e.node, time=e.start,
+            time_quality="exact",
+            source=SourceRef("sacctmgr show event", 0,
+                             f"{e.node}|{e.start.isoformat()}|{e.state}|{reason}|{e.user}",
+                             match=e.state),
+            sub_domain="host", base_role="cause" if during else "context", priority=50,
+            summary=f"{e.node} went {e.state} at {e.start:%H:%M:%S} UTC: {reason} (set by {e.user or '?'}).",
+            code=f"node {e.state}",
+            action="Read the node's logs for why it went down; keep it drained until that is understood.",
+            fields={"state": e.state, "reason": reason, "user": e.user},
+        ))
+    return out
+
+
+@register_source("sacctmgr_events")
+class NodeStateHistory:
+    name = "sacctmgr_events"
+
+    def gather(self, ctx: AttemptContext, found: Sources) -> None:
+        w, margin = ctx.workload, timedelta(seconds=ctx.settings.margin_s)
+        cov = Coverage("node_state", None)
+        if not w.nodes:
+            cov.status, cov.reason = "missing", "the job had no nodes"
+        elif ctx.client is None:
+            cov.status, cov.reason = "missing", "no Slurm client to ask"
+        else:
+            try:
+                history = ctx.client.node_events(w.nodes, w.start - margin, w.end + margin)
+            except SlurmError as exc:
+                cov.status, cov.reason = "error", str(exc)
+            else:
+                cov.status, cov.lines = "ok", len(history)
+                cov.files.append("sacctmgr show event")
+                found.extra_events += node_state_events(history, w, margin)
+        if w.state == "NODE_FAIL" and not w.failed_node:  # sacct did not say which node failed
+            down = [e for e in found.extra_events if e.base_role == "cause"]
+            w.failed_node = down[0].node if down else None
+        found.extra_coverage.append(cov)
