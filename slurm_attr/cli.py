@@ -41,7 +41,8 @@ def cli() -> None:
 @click.option("--save", is_flag=True, help="Store the diagnoses in the database.")
 @click.option("--keep-history/--replace", default=None,
               help="With --save: keep an attempt's earlier diagnosis as history, or replace it "
-                   "(default: keep_history in the config file, else replace).")
+                   "(default: keep_history in the config file, else replace, but never by a "
+                   "diagnosis that saw less evidence: that one is kept as history).")
 @click.option("--db", envvar="SLURM_ATTR_DB", help=DB_HELP)
 def analyze(bundles: tuple[Path, ...], job_id: str | None, attempt: int | None, fmt: str,
             rules_dir: str | None, save: bool, keep_history: bool | None, db: str | None) -> None:
@@ -84,8 +85,9 @@ def analyze(bundles: tuple[Path, ...], job_id: str | None, attempt: int | None, 
 
         with Store.open(db) as store:
             keep = settings.keep_history if keep_history is None else keep_history
+            # An explicit --replace also lets a diagnosis that saw less replace a better one.
             stored = store.save_many([d for _, d in diagnoses], render_page=render.job_page_body,
-                                     keep_history=keep)
+                                     keep_history=keep, force=keep_history is False)
         click.echo(f"saved {stored} new or changed diagnoses ({len(diagnoses) - stored} already "
                    "stored unchanged)", err=True)
     if failed:
@@ -275,10 +277,23 @@ def queue_status(retry_dead: bool, db: str | None) -> None:
 @cli.command()
 @click.option("--since", default="7d", show_default=True, help="1d, 12h, 2w or an ISO date.")
 @click.option("--until", default=None, help="End of the window (default: now).")
+@click.option("--redo", is_flag=True,
+              help="Diagnose again attempts that already have a diagnosis (new rules, say).")
+@click.option("--replace", is_flag=True,
+              help="With --redo: let a new diagnosis replace the old even if it saw less evidence.")
+@click.option("--wait", "wait_s", type=float, default=0.0, show_default=True,
+              help="Seconds to wait for attempts still queued (retrying, or taken by a running worker).")
 @click.option("--db", envvar="SLURM_ATTR_DB", help=DB_HELP)
-def backfill(since: str, until: str | None, db: str | None) -> None:
-    """Diagnose failed jobs straight from sacct history (clusters that ran without the hook)."""
+def backfill(since: str, until: str | None, redo: bool, replace: bool, wait_s: float,
+             db: str | None) -> None:
+    """Diagnose failed jobs straight from sacct history (clusters that ran without the hook).
+
+    Attempts that already have a diagnosis are left alone unless --redo; a re-diagnosis that saw
+    less of the evidence than the stored one is kept as history only, unless --replace."""
+    import time
+
     from slurm_attr.scope.slurm import SlurmError
+    from slurm_attr.store import queue
     from slurm_attr.store.repository import Store
     from slurm_attr.worker.backfill import enqueue_failed
     from slurm_attr.worker.loop import Worker
@@ -286,16 +301,41 @@ def backfill(since: str, until: str | None, db: str | None) -> None:
     start, end = _window(since, until)
     settings = _settings()
     with Store.open(db) as store:
-        w = Worker(store, settings)
+        w = Worker(store, settings, force=replace)
         w.handle_signals()
         try:
-            queued = enqueue_failed(w, start, end)
+            plan = enqueue_failed(w, start, end, redo=redo)
         except SlurmError as exc:
             raise click.ClickException(str(exc)) from exc
-        with click.progressbar(length=queued, label=f"diagnosing {queued} attempts",
+        with click.progressbar(length=plan.queued, label=f"diagnosing {plan.queued} attempts",
                                file=sys.stderr) as bar:
-            handled = w.drain(progress=bar.update)
-    click.echo(f"queued {queued} failed attempts, diagnosed or retried {handled}", err=True)
+            w.drain(progress=bar.update)
+        deadline = time.monotonic() + wait_s
+        states = queue.states_of(store, plan.keys)
+        while _unfinished(states) and time.monotonic() < deadline and not w.stopping:
+            time.sleep(min(2.0, max(0.0, deadline - time.monotonic())))
+            w.drain()
+            states = queue.states_of(store, plan.keys)
+    click.echo(_backfill_summary(plan.queued, plan.already_diagnosed, states), err=True)
+
+
+def _unfinished(states: dict[str, int]) -> int:
+    return sum(n for state, n in states.items() if state in ("pending", "leased"))
+
+
+def _backfill_summary(queued: int, already: int, states: dict[str, int]) -> str:
+    parts = [f"queued {queued} failed attempts"]
+    if already:
+        parts.append(f"{already} already diagnosed were left alone (--redo diagnoses them again)")
+    parts.append(f"{states.get('done', 0)} diagnosed")
+    if states.get("skipped"):
+        parts.append(f"{states['skipped']} skipped")
+    if _unfinished(states):
+        parts.append(f"{_unfinished(states)} still queued: a running worker or a retry after "
+                     "backoff will finish them (see `slurm-attr queue`, or use --wait)")
+    if states.get("dead"):
+        parts.append(f"{states['dead']} failed for good (dead letters: `slurm-attr queue`)")
+    return "; ".join(parts)
 
 
 @cli.group()

@@ -6,12 +6,14 @@ Every key is optional; see the README's configuration section for the full list.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tomllib
 from dataclasses import dataclass, fields
 from functools import cache
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from slurm_attr.collect.files import ReadLimits
 
@@ -41,6 +43,13 @@ class Settings:
     # Job stdout/stderr is read only below these directories (and only if the owner could read it).
     job_output_roots: tuple[str, ...] = ("/home", "/scratch", "/work", "/tmp")
     margin_s: int = 600  # read this much log before the start and after the end
+    # The zone of log lines that carry no UTC offset (classic syslog, slurmctld without ISO
+    # offsets): the cluster's, by default the local zone of the host the worker runs on; each
+    # log source may differ (nodes logging in UTC beside a controller in local time, say).
+    timezone: str | None = None
+    node_log_timezone: str | None = None
+    controller_log_timezone: str | None = None
+    job_output_timezone: str | None = None
     # Read caps against huge files and decompression bombs (past them a file is "truncated").
     max_file_mb: int = 4096  # taken from one file, after decompression
     max_attempt_mb: int = 16384  # all the files of one attempt together
@@ -63,10 +72,40 @@ class Settings:
     api_max_upload_files: int = 20000  # members of one posted archive
 
 
+    def log_zone(self) -> str:
+        return self.timezone or local_zone_name()
+
+    def source_zones(self) -> dict[str, str]:
+        """Zone names per log origin, each falling back to the cluster's."""
+        zone = self.log_zone()
+        return {"node": self.node_log_timezone or zone, "controller": self.controller_log_timezone or zone,
+                "app": self.job_output_timezone or zone}
+
     def read_limits(self) -> ReadLimits:
         return ReadLimits(max_file_bytes=self.max_file_mb << 20,
                           max_attempt_bytes=self.max_attempt_mb << 20,
                           max_inflate_ratio=max(1, self.max_inflate_ratio))
+
+
+def local_zone_name() -> str:
+    """This host's IANA zone: $TZ, else what /etc/localtime links to, else /etc/timezone, else UTC."""
+    candidates = [os.environ.get("TZ", "").lstrip(":")]
+    with contextlib.suppress(OSError):
+        candidates.append(os.readlink("/etc/localtime").split("zoneinfo/", 1)[-1])
+    with contextlib.suppress(OSError):
+        candidates.append(Path("/etc/timezone").read_text().strip())
+    return next((z for z in candidates if z and _known_zone(z)), "UTC")
+
+
+def _known_zone(name: str) -> bool:
+    try:
+        ZoneInfo(name)
+    except (ValueError, OSError, KeyError):
+        return False
+    return True
+
+
+_ZONE_KEYS = ("timezone", "node_log_timezone", "controller_log_timezone", "job_output_timezone")
 
 
 _ENV = {"db": "SLURM_ATTR_DB", "spool": "SLURM_ATTR_SPOOL", "rules": "SLURM_ATTR_RULES",
@@ -121,6 +160,9 @@ def build(file_values: dict[str, Any], env: dict[str, str]) -> Settings:
     for key, var in _ENV.items():
         if env.get(var):
             values[key] = env[var]
+    for key in _ZONE_KEYS:
+        if values.get(key) is not None and not _known_zone(values[key]):
+            raise ConfigError(f"{key}: unknown time zone {values[key]!r} (an IANA name, e.g. Europe/Berlin)")
     return Settings(**values)
 
 

@@ -104,9 +104,13 @@ def _pattern(raw: dict[str, Any], where: str) -> Pattern:
     )
 
 
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def _read_yaml(path: Path) -> dict[str, Any]:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        # libyaml's loader when PyYAML has it: ten times faster, and rules load on every start
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_YAML_LOADER)
     except (OSError, yaml.YAMLError) as exc:
         raise RuleError(f"{path.name}: {exc}") from exc
     _require(isinstance(data, dict), path.name, "top level must be a mapping")

@@ -37,6 +37,8 @@ class Replay:
                              if line.split(DELIMITER)[0].split(".")[0] in ids) + "\n"
         if argv[0] == "sacctmgr":
             return ""
+        if argv[0] == "scontrol" and "job" in argv:
+            raise SlurmError("scontrol exited 1: slurm_load_jobs error: Invalid job id specified")
         if argv[0] == "scontrol":
             return f"ClusterName = {self.cluster}\n"
         raise SlurmError(f"{argv[0]}: not recorded")

@@ -62,9 +62,17 @@ def test_xid74_register_bits(make_bundle):
     assert sympathetic.role == "symptom"
 
 
-def test_xid45_caused_by_previous_is_a_symptom(make_bundle):
+def test_xid45_belongs_to_the_xid_that_caused_it(make_bundle):
     c = decode_xid({"xid": "45", "detail": "Ch 00000001 caused by previous Xid 149"}, ctx(make_bundle))
-    assert c.role == "symptom" and c.fields["caused_by_xid"] == "149"
+    assert c.fields["caused_by_xid"] == "149"
+    assert c.sub_domain == "nvlink" and c.role == "cause"  # the NVLink fault, not a generic GPU one
+    earlier = decode_xid({"xid": "149", "detail": "NETIR_LINK_EVT Fatal XC0 i0 Link 00 (0x025001c6 "
+                          "0x00000000 0x00000000 0x00000000 0x00000000 0x00000000)"}, ctx(make_bundle))
+    assert earlier.priority > c.priority  # when the Xid 149 is logged too, it is the root
+    after_app = decode_xid({"xid": "45", "detail": "Ch 00000002 caused by previous Xid 13"}, ctx(make_bundle))
+    assert after_app.sub_domain == "application"
+    after_sympathetic = decode_xid({"xid": "45", "detail": "caused by previous Xid 43"}, ctx(make_bundle))
+    assert after_sympathetic.role == "symptom"
 
 
 def test_unknown_xid_is_still_reported(make_bundle):
@@ -128,3 +136,165 @@ def test_controller_messages_only_count_for_the_jobs_nodes(make_bundle):
 def test_rules_directory_is_inside_the_package():
     assert Path(RULES.directory, "patterns.yaml").is_file()
     assert len(RULES.version) == 12
+
+
+# ---------------------------------------------------------------- classes from the real-incident corpus
+def test_pci_ids_are_normalised():
+    from slurm_attr.decode.base import normalize_pci
+    assert normalize_pci("0000:18:00") == normalize_pci("0000:18:00.0") == normalize_pci("18:00.0") \
+        == "0000:18:00.0"
+    assert normalize_pci("0000:B3:00.1") == "0000:b3:00.1"
+    assert normalize_pci("a67f:00:00") == "a67f:00:00.0"
+    assert normalize_pci("not-a-pci-id") == "not-a-pci-id"
+
+
+def test_every_prefix_layer_is_stripped_and_the_innermost_rank_kept():
+    from slurm_attr.decode.base import strip_rank
+    assert strip_rank("80: [rank80]: PermissionError: denied") == ("PermissionError: denied", "80")
+    assert strip_rank("2023-04-29 06:01:12.977 [177/train/578 (pid 28936)] [09c5-a44c] OSError: x") \
+        == ("OSError: x", None)
+    assert strip_rank("2019-06-02T16:13:44.884Z: [1,12]<stdout>:host:815:864 [0] NCCL WARN x") \
+        == ("host:815:864 [0] NCCL WARN x", "12")
+    assert strip_rank("12:30:45 not a rank") == ("12:30:45 not a rank", None)
+    assert strip_rank("[rank3]:   File \"x.py\", line 1, in f")[0] == "  File \"x.py\", line 1, in f"
+
+
+def test_render_never_shows_a_placeholder():
+    from slurm_attr.decode.base import render
+    assert render("Rank {rank} raised {exc}[[: {msg}]]", {"exc": "KeyError"}) == "A rank raised KeyError"
+    assert render("worker exit [[{exitcode}]][[{rc}]][[ on {node}]].", {"rc": "-6", "node": "?"}) \
+        == "worker exit -6."
+    out = render("NCCL[[ on {host}]] saw a port error.", {"host": "?"})
+    assert out == "NCCL saw a port error." and "?" not in out
+
+
+def test_xid_restart_app_codes_are_not_hardware(make_bundle):
+    for xid in (8, 32):
+        c = decode_xid({"xid": str(xid), "detail": "Ch 00000010"}, ctx(make_bundle))
+        assert c.sub_domain == "application", xid
+        assert c.priority < decode_xid({"xid": "79", "detail": "x"}, ctx(make_bundle)).priority
+    bus = decode_xid({"xid": "80", "detail": "x"}, ctx(make_bundle))  # HW origin: stays a GPU fault
+    assert bus.sub_domain == "gpu"
+
+
+def test_lone_xid154_reset_required_is_a_gpu_fault(make_bundle):
+    c = decode_xid({"xid": "154", "detail": "GPU recovery action changed from 0x0 (None) to 0x1 "
+                    "(GPU Reset Required)"}, ctx(make_bundle))
+    assert (c.role, c.sub_domain) == ("cause", "gpu")
+    assert c.fields["recovery_action"] == "0x1 (GPU Reset Required)"
+    none = decode_xid({"xid": "154", "detail": "GPU recovery action changed from 0x1 (GPU Reset "
+                       "Required) to 0x0 (None)"}, ctx(make_bundle))
+    assert none.role == "context"
+
+
+def test_nonfatal_nvlink5_events_are_not_a_root(make_bundle):
+    ber = decode_xid({"xid": "149", "detail": "NETIR_BER_EVENT Nonfatal XC0 i0 Link 02 "
+                      "(0x00000226 0x00000001 0x0 0x0 0x0 0x0)"}, ctx(make_bundle))
+    assert ber.role != "cause"
+    sat = decode_xid({"xid": "144", "detail": "SAW_MVB Nonfatal XC0 i0 Link 0 (0x00000001 0x00000008 "
+                      "0x00000000 0x00000000 0x00000000 0x00000000)"}, ctx(make_bundle))
+    assert sat.role != "cause"
+    fatal = decode_xid({"xid": "149", "detail": "NETIR_LINK_EVT Fatal XC0 i0 Link 08 (0x004505c6 "
+                        "0x00000000 0x00000000 0x00000000 0x00000000 0x00000000)"}, ctx(make_bundle))
+    assert fatal.role == "cause"
+
+
+def test_xid31_from_the_jobs_process_is_the_job_from_no_process_the_gpu(make_bundle):
+    job = decode_xid({"xid": "31", "detail": "pid=15342, Ch 00000010, intr 00000000. MMU Fault: ENGINE "
+                      "GRAPHICS GPCCLIENT_T1_11 faulted @ 0x7f95_4afff000. Fault is of type FAULT_PDE "
+                      "ACCESS_TYPE_VIRT_READ"}, ctx(make_bundle))
+    assert job.sub_domain == "application" and job.fields["fault_pid"] == "15342"
+    driver = decode_xid({"xid": "31", "pid": "'<unknown>'", "detail": "Ch 00000001, intr 0. MMU Fault: "
+                         "ENGINE HOST0 HUBCLIENT_HOST faulted @ 0x1_0000"}, ctx(make_bundle))
+    assert driver.sub_domain == "gpu"
+
+
+def test_cuda_error_classes(make_bundle):
+    cuda = DECODERS["cuda"]
+    ecc = cuda({"msg": "uncorrectable ECC error encountered"}, ctx(make_bundle))
+    assert (ecc.role, ecc.sub_domain) == ("cause", "gpu_memory")
+    cublas = cuda({"msg": "CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`"},
+                  ctx(make_bundle))
+    assert (cublas.role, cublas.sub_domain) == ("cause", "gpu_oom")
+    assert cuda({"msg": "some code no table knows"}, ctx(make_bundle)) is None
+
+
+def test_newer_nccl_port_error_is_network(make_bundle):
+    c = DECODERS["nccl"]({"msg": "NET/IB: mlx5_0:1 Got non-fatal async event: port error(10)"},
+                         ctx(make_bundle))
+    assert c.sub_domain == "network"
+
+
+def test_nan_loss_aborts_are_the_jobs_numerics(make_bundle):
+    for exc, msg in (("AssertionError", "Rank 3: found NaN in local grad norm in backwards pass."),
+                     ("FloatingPointError", "Minimum loss scale reached (0.0001). Your loss is "
+                      "probably exploding."),
+                     ("ValueError", "Loss is nan, stopping training")):
+        c = DECODERS["python_exception"]({"exc": exc, "msg": msg}, ctx(make_bundle))
+        assert (c.sub_domain, c.code) == ("application", "NaN/Inf loss"), msg
+
+
+def test_quota_is_the_users_and_a_full_disk_the_storage(make_bundle):
+    quota = DECODERS["os_error"]({"err": "Disk quota exceeded"}, ctx(make_bundle))
+    full = DECODERS["os_error"]({"err": "No space left on device"}, ctx(make_bundle))
+    stale = DECODERS["os_error"]({"err": "Stale file handle"}, ctx(make_bundle))
+    assert (quota.sub_domain, full.sub_domain, stale.sub_domain) == ("application", "storage", "storage")
+    py = DECODERS["python_exception"]({"exc": "OSError", "msg": "[Errno 122] Disk quota exceeded"},
+                                      ctx(make_bundle))
+    assert py.sub_domain == "application"
+
+
+def test_hung_task_frames_in_file_system_code(make_bundle):
+    hung = ["kernel: INFO: task python:4242 blocked for more than 120 seconds.",
+            'kernel: "echo 0 > /proc/sys/kernel/hung_task_timeout_secs" disables this message.',
+            "kernel: python          D    0  4242      1 0x00000080", "kernel: Call Trace:",
+            "kernel:  __schedule+0x2c4/0x700"]
+    nfs = DECODERS["hung_task_fs"]({"func": "nfs_wait_on_request", "module": "nfs"},
+                                   ctx(make_bundle, hung))
+    assert (nfs.sub_domain, nfs.role) == ("storage", "cause") and "NFS" in nfs.summary
+    gpfs = DECODERS["hung_task_fs"]({"func": "cxiWaitEventWait", "module": "mmfslinux"},
+                                    ctx(make_bundle, hung))
+    assert "GPFS" in gpfs.summary
+    # the same frame outside a hung-task report is not evidence
+    assert DECODERS["hung_task_fs"]({"func": "nfs_wait_on_request"},
+                                    ctx(make_bundle, ["kernel: eth0: link up"])) is None
+
+
+def test_torchrun_failure_table_names_host_and_rank(make_bundle):
+    before = ["Root Cause (first observed failure):", "[0]:", "  time      : 2023-05-19_16:39:58",
+              "  host      : gpu-02.example.org", "  rank      : 9 (local_rank: 1)"]
+    fields = {"exitcode": "-9", "pid": "1"}
+    c = DECODERS["torchrun_failure"](fields, ctx(make_bundle, before))
+    assert c.node == "gpu-02.example.org" and fields["rank"] == "9"
+    assert fields["first_failure"] == "yes" and c.sub_domain == "host_oom"
+    plain = DECODERS["torchrun_failure"]({"exitcode": "1"}, ctx(make_bundle, ["Failures:", "[1]:"]))
+    assert plain.sub_domain is None and "first_failure" not in plain.fields
+
+
+def test_batch_script_missing_is_the_node_a_missing_program_the_job(make_bundle):
+    node = DECODERS["execve"]({"path": "/tmp/slurmd/job00089/slurm_script",
+                               "err": "No such file or directory"}, ctx(make_bundle))
+    user = DECODERS["execve"]({"path": "mkdir", "err": "No such file or directory"}, ctx(make_bundle))
+    assert (node.sub_domain, user.sub_domain) == ("host", "application")
+
+
+def test_nccl_mismatched_collective_is_the_application(make_bundle):
+    c = DECODERS["nccl"]({"msg": "Mismatched collective detected, please check your collective calls "
+                          "at and around rank 39."}, ctx(make_bundle))
+    assert (c.role, c.sub_domain) == ("cause", "application")
+
+
+def test_nccl_result_codes_printed_like_exceptions_are_symptoms(make_bundle):
+    c = DECODERS["python_exception"]({"exc": "ncclRemoteError", "msg": "A call failed possibly due to "
+                                      "a network error or a remote process exiting prematurely."},
+                                     ctx(make_bundle))
+    assert c.role == "symptom" and c.sub_domain is None
+
+
+def test_nccl_names_the_peer_node_of_a_failed_transfer(make_bundle):
+    fields = {"msg": "NET/IB : Got completion from peer gpu-02<37948> with error 12, opcode 2"}
+    DECODERS["nccl"](fields, ctx(make_bundle))
+    assert fields["peer_node"] == "gpu-02"
+    ip = {"msg": "NET/IB : Got completion from peer 10.0.0.2<1> with status=12 opcode=0"}
+    DECODERS["nccl"](ip, ctx(make_bundle))
+    assert "peer_node" not in ip

@@ -112,12 +112,57 @@ def test_a_released_claim_gives_its_try_back(db, tmp_path):
     assert list(_states(db).values()) == [("pending", 0)]
 
 
-def test_backfill_queues_every_failed_attempt_once(db, tmp_path):
+def test_backfill_queues_every_failed_attempt_once_and_leaves_diagnosed_ones(db, tmp_path):
     worker, _ = _worker(db, tmp_path)
     since, until = datetime(2026, 11, 29, tzinfo=UTC), datetime(2026, 12, 1, tzinfo=UTC)
-    assert enqueue_failed(worker, since, until) == 4  # 1, 4 (requeued and failed), 7
-    assert enqueue_failed(worker, since, until) == 0
+    plan = enqueue_failed(worker, since, until)
+    assert (plan.queued, plan.already_diagnosed) == (4, 0)  # 1, 4 (requeued and failed), 7
     worker.drain()
     for job_id, attempt in (("1", 0), ("4", 0), ("4", 1), ("7", 0)):
         assert db.has_diagnosis("attrtest", job_id, attempt)
     assert not db.has_diagnosis("attrtest", "2", 0)
+    again = enqueue_failed(worker, since, until)
+    assert (again.queued, again.already_diagnosed) == (0, 4)
+    redo = enqueue_failed(worker, since, until, redo=True)
+    assert (redo.queued, redo.already_diagnosed) == (4, 0)
+    worker.drain()
+    assert queue.states_of(db, redo.keys) == {"done": 4}
+
+
+def test_backfill_names_the_output_files_the_hook_saw(db, tmp_path):
+    worker, _ = _worker(db, tmp_path)
+    hook_env = {"SLURM_JOB_ID": "1", "SLURM_JOB_USER": "root", "SLURM_JOB_STDOUT": "/data/run/%j.log"}
+    ended = datetime(2026, 11, 30, 2, 59, 56, tzinfo=UTC)
+    queue.enqueue(db, [{**_epilog("1", ended), "payload": hook_env,
+                        "not_before": queue.now() + timedelta(hours=1)}])
+    plan = enqueue_failed(worker, datetime(2026, 11, 29, tzinfo=UTC), datetime(2026, 12, 1, tzinfo=UTC))
+    with db.sessions() as s:
+        payloads = {r.job_id: r.payload for r in s.scalars(select(QueueEntry).where(
+            QueueEntry.source == "backfill"))}
+    assert plan.queued == 4 and payloads["1"] == hook_env
+    assert payloads["7"]["SLURM_JOB_WORK_DIR"] == "/home/alice"  # no hook run: sacct's facts
+
+
+def test_a_diagnosis_that_saw_less_never_replaces_a_better_one_unless_forced(db, tmp_path):
+    import copy
+
+    from conftest import sample_dirs
+
+    from slurm_attr.analyze import analyze_bundle
+    good = analyze_bundle(sample_dirs()[0])
+    worse = copy.deepcopy(good)
+    worse["ruleset_version"] = "newer"
+    for c in worse["coverage"]:
+        if c["collector"] == "node_syslog":
+            c["status"], c["reason"] = "missing", "rotated away"
+    key = (good["workload"]["cluster"], good["workload"]["job_id"], good["workload"]["attempt"])
+    db.save_diagnosis(good)
+    db.save_diagnosis(worse)
+    from slurm_attr.store.models import Diagnosis
+    with db.sessions() as s:
+        rows = dict(s.execute(select(Diagnosis.ruleset_version, Diagnosis.is_current)).all())
+    assert rows == {good["ruleset_version"]: True, "newer": False}  # both kept, the better current
+    db.save_many([worse], force=True)
+    with db.sessions() as s:
+        assert s.scalars(select(Diagnosis.ruleset_version).where(Diagnosis.is_current)).all() == ["newer"]
+    assert db.has_diagnosis(*key)

@@ -189,8 +189,9 @@ def write(job: Job) -> None:
         cut = len(lines) // 3
         name = "kern.log" if job.syslog_style == "dmesg_t" else "syslog"
         older, newer = lines[:cut], lines[cut:]
-        with gzip.open(d / f"{name}.2.gz", "wt", encoding="utf-8") as fh:
-            fh.writelines(syslog_line(job, node, t, x) + "\n" for t, x in older[: cut // 2])
+        rotated = "".join(syslog_line(job, node, t, x) + "\n" for t, x in older[: cut // 2])
+        # mtime=0: the same scenario gives the same bytes on every run
+        (d / f"{name}.2.gz").write_bytes(gzip.compress(rotated.encode(), mtime=0))
         (d / f"{name}.1").write_text("".join(syslog_line(job, node, t, x) + "\n"
                                              for t, x in older[cut // 2:]))
         (d / name).write_text("".join(syslog_line(job, node, t, x) + "\n" for t, x in newer))
@@ -599,9 +600,117 @@ def s_node_down_admin() -> Job:
     return job
 
 
+def s_gpu_lost_no_xid() -> Job:
+    """A GPU lost with only the driver's three-line message (no Xid 79 line) in raw dmesg."""
+    s = start_time(19, 6)
+    job = Job("gpu-lost-no-xid", "gpu-[601-604]", s, s + timedelta(hours=2, minutes=40), "FAILED", "1:0",
+              876610, seed=601, user="tess")
+    sec = 8000
+    job.raw_dmesg["gpu-603"] = [
+        (88123.204511, "mlx5_core 0000:ab:00.0 mlx5_5: Port: 1 Link ACTIVE"),
+        (96110.308145, "NVRM: The NVIDIA GPU 0000:5d:00.0\n"
+                       "               NVRM: (PCI ID: 10de:2330) installed in this system has\n"
+                       "               NVRM: fallen off the bus and is not responding to commands."),
+        (96110.439662, "NVRM: The NVIDIA probe routine failed for 1 device(s)."),
+    ]
+    nccl_cascade(job, 19, sec)
+    job.expected = {"outcome": "hardware", "sub_domain": "gpu",
+                    "root_cause": {"code": "XID 79", "nodes": ["gpu-603"]}}
+    return job
+
+
+def s_nic_module_fault() -> Job:
+    """A transceiver overheats on one node; NCCL on the other nodes reports IB errors."""
+    s = start_time(18, 9)
+    job = Job("nic-module-fault", "gpu-[611-614]", s, s + timedelta(hours=4, minutes=2), "FAILED", "1:0",
+              876420, seed=612, user="uma", syslog_style="iso")
+    sec = 11000
+    job.kernel("gpu-612", sec, "mlx5_core 0000:1a:00.0: Port module event[error]: module 0, Cable error, "
+               "High Temperature")
+    job.kernel("gpu-612", sec + 1, "mlx5_core 0000:1a:00.0 ibp26s0: Link down")
+    for r in (0, 17, 29):
+        host = job.nodes[r // 8]
+        job.app(sec + 20 + r, f"{host}:{3000 + r}:{3100 + r} [{r % 8}] transport/net_ib.cc:2360 NCCL WARN "
+                              f"NET/IB: Got completion from peer 10.12.3.12<41000> with status=12 opcode=0 "
+                              f"len=0 vendor err 129 (Recv) localGid ::ffff:10.12.3.{r} "
+                              f"remoteGids::ffff:10.12.3.12 hca mlx5_0")
+    nccl_cascade(job, 9, sec)
+    job.expected = {"outcome": "infrastructure", "sub_domain": "network",
+                    "root_cause": {"code": "NIC cable", "nodes": ["gpu-612"]},
+                    "demoted_kinds_at_least": {"nccl_error": 3}}
+    return job
+
+
+def s_hung_task_nfs() -> Job:
+    """Ranks on one node stuck in NFS code while saving a checkpoint; the others time out."""
+    s = start_time(17, 22)
+    job = Job("hung-task-nfs", "cpu-gpu-[31-32]", s, s + timedelta(hours=3), "FAILED", "1:0", 876333,
+              seed=31, user="vic")
+    sec = 9000
+    frames = ["INFO: task python3:51200 blocked for more than 120 seconds.",
+              "      Tainted: P           OE     5.15.0-105-generic #115-Ubuntu",
+              '"echo 0 > /proc/sys/kernel/hung_task_timeout_secs" disables this message.',
+              "task:python3         state:D stack:    0 pid:51200 ppid: 51100 flags:0x00004002",
+              "Call Trace:", " <TASK>", " __schedule+0x24e/0x590", " schedule+0x69/0x110",
+              " rpc_wait_bit_killable+0x11/0x70 [sunrpc]", " __rpc_execute+0x12e/0x4a0 [sunrpc]",
+              " nfs4_do_close+0x2ee/0x3c0 [nfsv4]", " nfs_file_release+0x3f/0x60 [nfs]", " </TASK>"]
+    for i, text in enumerate(frames):
+        job.kernel("cpu-gpu-32", sec + i * 0.001, text)
+    job.kernel("cpu-gpu-32", sec - 300, "nfs: server nas01.cluster.local not responding, still trying")
+    nccl_cascade(job, 3, sec - 400)
+    job.expected = {"outcome": "infrastructure", "sub_domain": "storage",
+                    "root_cause": {"nodes": ["cpu-gpu-32"]}}
+    return job
+
+
+def s_desync() -> Job:
+    """Rank 5 skips a collective (a rank-dependent branch): PyTorch's desync report names it."""
+    s = start_time(16, 4)
+    job = Job("nccl-desync", "gpu-[621-622]", s, s + timedelta(hours=1, minutes=20), "FAILED", "1:0", 876001,
+              seed=621, user="wen")
+    sec = 3600
+    nccl_cascade(job, 5, sec)
+    t = job.local(job.at(sec + 601))
+    job.app(sec + 601, f"[rank0]:[E{glog(t)} ProcessGroupNCCL.cpp:1316] [PG 0 Rank 0] - To our best "
+                       "knowledge, the lagging/dead/mismatched ranks that caused the desync are:")
+    job.app(sec + 601.1, "[rank0]:   - [5] finished collective #48210, but didn't join collective #48211 "
+                         "(count from 1)")
+    job.expected = {"outcome": "application", "sub_domain": "application",
+                    "root_cause": {"code": "collective desync"},
+                    "demoted_kinds_at_least": {"collective_timeout": 10}}
+    return job
+
+
+def s_time_limit_signal() -> Job:
+    """submitit requeues on the warning signal sent 120 s before the limit (--signal=USR2@120)."""
+    s = start_time(15, 1)
+    job = Job("time-limit-signal-requeue", "gpu-[631-632]", s, s + timedelta(hours=24, seconds=3),
+              "REQUEUED", "0:0", 875500, seed=631, user="xia")
+    sec = 24 * 3600 - 120
+    job.app(sec, f"submitit WARNING ({pylog(job.local(job.at(sec)))}) - Caught signal SIGUSR2 on gpu-631: "
+                 "this job is preempted.")
+    job.app(sec + 1, f"submitit INFO ({pylog(job.local(job.at(sec + 1)))}) - Requeued job {job.job_id} "
+                     "(3 remaining timeouts)")
+    job.app(sec + 2, f"slurmstepd: error: *** JOB {job.job_id} ON gpu-631 CANCELLED AT "
+                     f"{job.local(job.at(sec + 2)):%Y-%m-%dT%H:%M:%S} DUE TO JOB REQUEUE ***")
+    job.expected = {"outcome": "user", "sub_domain": "time_limit"}
+    return job
+
+
+def s_exit_only() -> Job:
+    """A job that exits 3 with nothing but training noise: the job's own failure, as a hypothesis."""
+    s = start_time(14, 8)
+    job = Job("exit-code-only", "gpu-[641-642]", s, s + timedelta(minutes=18), "FAILED", "3:0", 875300,
+              seed=641, user="yan")
+    job.expected = {"outcome": "application", "sub_domain": "application",
+                    "root_cause": {"code": "exit 3:0"}}
+    return job
+
+
 SCENARIOS = [s_xid149_nvlink, s_xid79, s_xid48, s_xid74, s_sxid, s_ib_link, s_nfs, s_enospc, s_kernel_panic,
              s_app_exception, s_cuda_oom, s_host_oom, s_timeout, s_preempted, s_cancelled, s_ambiguous,
-             s_missing_logs, s_gsp, s_node_down_admin]
+             s_missing_logs, s_gsp, s_node_down_admin, s_gpu_lost_no_xid, s_nic_module_fault,
+             s_hung_task_nfs, s_desync, s_time_limit_signal, s_exit_only]
 
 
 if __name__ == "__main__":

@@ -59,6 +59,8 @@ class Sources:
     unread: list[Coverage] = field(default_factory=list)
     extra_events: list[Event] = field(default_factory=list)  # e.g. node state history
     extra_coverage: list[Coverage] = field(default_factory=list)
+    # IANA zone per origin (node, app, controller) for lines that carry no UTC offset.
+    timezones: dict[str, str] = field(default_factory=dict)
 
 
 def settle(cov: Coverage, files: int, unreadable: int, missing_reason: str,
@@ -125,8 +127,9 @@ class LogCollector:
         obs.coverage.extend(self.sources.extra_coverage)
         return obs
 
-    def _clock(self) -> Clock:
-        return Clock(self.workload.end, self.tz)
+    def _clock(self, origin: str = "node") -> Clock:
+        """A clock for lines without a UTC offset: in the source's own zone where one is set."""
+        return Clock(self.workload.end, zone_for(self.sources.timezones.get(origin), self.tz))
 
     def _missing(self, collector: str, node: str | None = None) -> str:
         return self.sources.missing.get(collector, "nothing to read").replace("{node}", node or "")
@@ -154,11 +157,11 @@ class LogCollector:
     def _scan_all(self, files: list[SourceFile], origin: str, node: str | None, cov: Coverage,
                   obs: Observations, clock: Clock | None = None) -> int:
         """Scan the files into obs; returns how many could not be read at all."""
-        clock = clock or self._clock()
+        clock = clock or self._clock(origin)
         unreadable = 0
         for source in files:
             cov.files.append(source.name)
-            scan = FileScan(source.name, origin, node, clock if origin == "node" else self._clock(),
+            scan = FileScan(source.name, origin, node, clock if origin == "node" else self._clock(origin),
                             cov, path_nodes=source.node, budget=self.budget)
             try:
                 with self._readable(source, scan) as path:

@@ -38,7 +38,9 @@ def collect(workload: Workload, ruleset: Ruleset, settings: Settings, env: dict[
             client: SlurmClient) -> Observations:
     """Gather the attempt's evidence from every configured source, then read it."""
     ctx = AttemptContext(workload, settings, env, client)
-    found = Sources(missing={"metrics": "no metrics connector configured"})
+    workload.timezone = workload.timezone or settings.log_zone()
+    found = Sources(missing={"metrics": "no metrics connector configured"},
+                    timezones=settings.source_zones())
     for source in observation_sources(settings.sources):
         try:
             source.gather(ctx, found)

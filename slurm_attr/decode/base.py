@@ -31,21 +31,41 @@ class DecodeContext:
 
 
 class SafeDict(dict):
-    """Template fields: a missing name renders as '?' instead of raising."""
+    """Template fields: a missing name renders as nothing (the sentence is written to read without it)."""
 
     def __missing__(self, key: str) -> str:
-        return "?"
+        return ""
+
+
+_OPTIONAL = re.compile(r"\[\[(.*?)\]\]", re.S)
+_FIELD = re.compile(r"\{(\w+)\}")
+_RANK_PHRASE = re.compile(r"\b([Rr])ank \{rank\}")
+_EMPTY_BITS = ((re.compile(r"\(\s*\)"), ""), (re.compile(r"[ \t]{2,}"), " "),
+               (re.compile(r" ([.,:;)])(?=\s|$)"), r"\1"), (re.compile(r"\( "), "("))
+
+
+def _known(value: Any) -> bool:
+    return value is not None and str(value) not in ("", "?")
 
 
 def render(template: str | None, fields: dict[str, Any]) -> str:
+    """Fill a summary/code template. A part written `[[ ... {name} ... ]]` is kept only when all its
+    fields are known; "rank {rank}" reads "a rank" without a rank; any other unknown field renders
+    as nothing, so no sentence ever shows a placeholder."""
     if not template:
         return ""
-    if fields.get("rank") is None:  # a line without a rank prefix (one process, or no launcher tag)
-        template = template.replace("rank {rank}", "a rank")
+    known = {k: v for k, v in fields.items() if _known(v)}
+    if "rank" not in known:  # a line without a rank prefix (one process, or no launcher tag)
+        template = _RANK_PHRASE.sub(lambda m: "A rank" if m[1] == "R" else "a rank", template)
+    template = _OPTIONAL.sub(
+        lambda m: m[1] if all(n in known for n in _FIELD.findall(m[1])) else "", template)
     try:
-        return template.format_map(SafeDict({k: v for k, v in fields.items() if v is not None}))
+        text = template.format_map(SafeDict(known))
     except (ValueError, IndexError, AttributeError):
         return template
+    for pattern, repl in _EMPTY_BITS:
+        text = pattern.sub(repl, text)
+    return text.strip()
 
 
 def classify_from_table(table: list[dict[str, Any]], fields: dict[str, str], *,
@@ -64,12 +84,56 @@ def classify_from_table(table: list[dict[str, Any]], fields: dict[str, str], *,
     return None
 
 
-RANK_PREFIX = re.compile(r"^(?:\[rank(?P<a>\d+)\]:|\[default(?P<b>\d+)\]:|(?P<c>\d{1,5}):) ?")
+RANK_PREFIX = re.compile(r"^(?:\[rank(?P<a>\d+)\]:|\[default(?P<b>\d+)\]:|(?P<c>\d{1,5}):(?!\d)) ?")
+# The layers launchers and log collectors put in front of a job's own text, outermost first, in any
+# order: `srun --label` (`80: `), torchrun (`[rank80]:`, `[default3]:`), mpirun --tag-output
+# (`[1,12]<stdout>:`), a collector's timestamp, and bracketed tags (`[E ProcessGroupNCCL.cpp:916]`,
+# `[177/train/578 (pid 28936)]`).
+_RANK_LAYER = re.compile(
+    r"(?:\[rank(?P<a>\d+)\]:|\[default(?P<b>\d+)\]:|(?P<c>\d{1,5}):(?!\d)|"
+    r"\[\d+,(?P<d>\d+)\]<(?:stdout|stderr)>:|\[Rank (?P<e>\d+)\]:?)[ \t]?")
+_STAMP_LAYER = re.compile(
+    r"(?:\[?\d{4}-\d{2}-\d{2}[T _]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?:?"
+    r"|\[?\d{2}/\d{2}/\d{4},? \d{2}:\d{2}:\d{2}(?:[.,]\d+)?\]?:?"
+    r"|\[\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\]:?)(?:\s+|$)")
+_TAG_LAYER = re.compile(r"\[[^\[\]]{1,120}\]:?(?:\s+|(?=\[)|$)")
+_MAX_LAYERS = 8
 
 
 def strip_rank(line: str) -> tuple[str, str | None]:
-    """(text without the launcher's rank prefix, the rank) for `[rank3]:`, `[default3]:`, `3: `."""
-    m = RANK_PREFIX.match(line)
+    """(the job's own text, the rank) with every launcher and collector prefix layer removed.
+
+    The rank is the launcher's global one (`80: [rank80]:` gives 80; `[1,12]<stdout>:` gives 12;
+    `[rank13]:[E...] [Rank 1]` gives 13, the `[Rank 1]` being the rank inside a process group)."""
+    rank, weight = None, 0
+    for _ in range(_MAX_LAYERS):
+        m = _RANK_LAYER.match(line)
+        if m:
+            # torchrun's global rank beats mpirun's, which beats srun's task label; a bare
+            # `[Rank N]` may be the rank inside a sub-group, so it only fills a gap.
+            for group, w in (("a", 4), ("b", 4), ("d", 3), ("c", 2), ("e", 1)):
+                if m[group] is not None and w > weight:
+                    rank, weight = m[group], w
+            line = line[m.end():]
+            continue
+        m = _STAMP_LAYER.match(line) or _TAG_LAYER.match(line)
+        if not m or m.end() == 0:
+            break
+        line = line[m.end():]
+    return line, rank
+
+
+_PCI = re.compile(r"^(?:(?P<dom>[0-9a-fA-F]{4,8}):)?(?P<bus>[0-9a-fA-F]{2}):(?P<dev>[0-9a-fA-F]{2})"
+                  r"(?:\.(?P<fn>[0-7]))?$")
+
+
+def normalize_pci(pci: str | None) -> str | None:
+    """One spelling per PCI function: `0000:18:00`, `0000:18:00.0` and `18:00.0` are all
+    `0000:18:00.0` (domain padded to 4 digits, lower case, function 0 when not given)."""
+    if not pci:
+        return pci
+    m = _PCI.match(pci.strip().rstrip(".:"))
     if not m:
-        return line, None
-    return line[m.end():], m["a"] or m["b"] or m["c"]
+        return pci
+    dom = (m["dom"] or "0000").lower().rjust(4, "0")
+    return f"{dom}:{m['bus'].lower()}:{m['dev'].lower()}.{m['fn'] or '0'}"

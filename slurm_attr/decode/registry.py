@@ -52,8 +52,14 @@ def decode_sxid(fields: dict[str, str], ctx: DecodeContext) -> Classification:
     )
 
 
+_PEER = re.compile(r"from peer (?P<peer>[A-Za-z][\w.-]*?)<\d+>")
+
+
 def decode_nccl(fields: dict[str, str], ctx: DecodeContext) -> Classification | None:
     fields.setdefault("host", fields.get("node") or "?")
+    peer = _PEER.search(fields.get("msg", ""))
+    if peer and peer["peer"].split(".", 1)[0] in ctx.workload.nodes:
+        fields["peer_node"] = peer["peer"].split(".", 1)[0]  # the far end of the failing transfer
     return classify_from_table(ctx.ruleset.classify["nccl_errors"], fields,
                                text=fields.get("msg", ""))
 
@@ -62,7 +68,7 @@ def decode_cuda(fields: dict[str, str], ctx: DecodeContext) -> Classification | 
     cls = classify_from_table(ctx.ruleset.classify["cuda_errors"], fields,
                               text=fields.get("msg", ""))
     if cls is not None:
-        cls.code = cls.code or f"CUDA {fields.get('msg', '').strip()[:60]}"
+        cls.code = cls.code or f"CUDA error ({fields.get('msg', '').strip()[:60]})"
     return cls
 
 
@@ -118,6 +124,8 @@ def decode_oom(fields: dict[str, str], ctx: DecodeContext) -> Classification | N
 
 def decode_slurm_cancel(fields: dict[str, str], ctx: DecodeContext) -> Classification:
     why = (fields.get("why") or "").strip()
+    if not fields.get("host") and fields.get("host_after"):
+        fields["host"] = fields["host_after"].rstrip("*").strip()
     table = {
         "TIME LIMIT": ("time_limit", "cause", 58, "Slurm cancelled the job at its time limit."),
         "PREEMPTION": ("preemption", "cause", 96, "Slurm preempted the job."),
@@ -127,6 +135,9 @@ def decode_slurm_cancel(fields: dict[str, str], ctx: DecodeContext) -> Classific
     }
     sub, role, prio, text = table.get(why, ("cancelled", "symptom", 30,
                                             "Slurm cancelled the job (scancel or a signal)."))
+    if why == "TIME LIMIT" and fields.get("scope") == "STEP":
+        text = "Slurm cancelled the job step at the job's time limit."
+
     return Classification(role=role, sub_domain=sub, priority=prio,
                           code=f"CANCELLED {why}".strip(), summary=text,
                           node=fields.get("host"))
@@ -172,6 +183,133 @@ def decode_controller_nodes(fields: dict[str, str], ctx: DecodeContext) -> Class
     )
 
 
+_HUNG = re.compile(r"INFO: task (?P<proc>[^:]+):(?P<pid>\d+) blocked for more than (?P<secs>\d+) seconds")
+_FS_FAMILY = (
+    (re.compile(r"^(?:nfs|rpc_|__rpc_|xprt_)|^(?:nfs|nfsv4|nfsv3|sunrpc)$"), "NFS"),
+    (re.compile(r"^(?:cxi|kxSleep|mmfs|_ZN\w*Mmfs)|^mmfs"), "GPFS (Spectrum Scale)"),
+    (re.compile(r"^(?:ll_|lov_|osc_|mdc_|ldlm_|ptlrpc_|lnet_|cl_)|^(?:lustre|ptlrpc|osc|mdc|lov|lnet|lmv)$"),
+     "Lustre"),
+    (re.compile(r"^(?:beegfs|FhgfsOps|fhgfs)|^(?:beegfs|fhgfs)$"), "BeeGFS"),
+    (re.compile(r"^(?:cifs_|smb2_)|^cifs$"), "CIFS/SMB"),
+    (re.compile(r"^ceph_|^ceph$"), "CephFS"),
+)
+
+
+def decode_hung_task_fs(fields: dict[str, str], ctx: DecodeContext) -> Classification | None:
+    """A stack frame of network file-system code inside a hung-task report: the file system hung."""
+    for line in reversed(ctx.before):
+        m = _HUNG.search(line)
+        if m:
+            break
+        if "Call Trace" not in line and "+0x" not in line and not re.search(r"\sD\s", line) \
+                and "hung_task_timeout_secs" not in line and "Tainted" not in line \
+                and "Hardware name" not in line and "<TASK>" not in line:
+            return None  # the frames are not part of a hung-task report
+    else:
+        return None
+    func, module = fields.get("func", ""), fields.get("module", "")
+    family = next((name for regex, name in _FS_FAMILY if regex.search(func) or regex.search(module)),
+                  None)
+    if family is None:
+        return None
+    fields.update(proc=m["proc"], pid=m["pid"], secs=m["secs"], fs=family)
+    return Classification(
+        role="cause", sub_domain="storage", priority=66, code=f"{family.split()[0]} hang",
+        summary=f"Task {m['proc']} (pid {m['pid']}) on {fields.get('node') or 'the node'} was blocked "
+                f"for over {m['secs']} s inside {family} code ({func}): the file system stopped "
+                "answering.",
+        action=f"Check the {family} servers and the node's path to them; the node recovers once the "
+               "mount answers again (reboot it if processes stay in D state).",
+    )
+
+
+def decode_os_error(fields: dict[str, str], ctx: DecodeContext) -> Classification:
+    """A file-system error the job's own tools printed. A full quota is the user's to fix."""
+    err = fields.get("err", "")
+    what = fields.get("msg") or fields.get("exc") or err
+    where = f"rank {fields['rank']}" if fields.get("rank") else "the job"
+    if err == "Disk quota exceeded":
+        return Classification(
+            role="cause", sub_domain="application", priority=58, code="EDQUOT",
+            summary=f"{where[0].upper() + where[1:]} could not write: the user's disk quota is "
+                    f"exceeded (EDQUOT: {what}).",
+            action="Free space under the user's (or project's) quota or ask for a larger one, then "
+                   "resubmit; write checkpoints where the quota allows.")
+    codes = {"No space left on device": ("ENOSPC", "the file system is full"),
+             "Stale file handle": ("ESTALE", "the file system was remounted or its server restarted"),
+             "Input/output error": ("EIO", "the storage returned an I/O error"),
+             "Transport endpoint is not connected": ("ENOTCONN", "the mount lost its server"),
+             "Cannot send after transport endpoint shutdown": ("ESHUTDOWN",
+                                                               "the mount lost its server")}
+    code, meaning = codes.get(err, ("I/O", "the file system failed"))
+    return Classification(
+        role="cause", sub_domain="storage", priority=60, code=code,
+        summary=f"{where[0].upper() + where[1:]} hit a file-system error: {meaning} ({what}).",
+        action="Check the file system the job was using (space, server health, mounts); resubmit "
+               "when it is healthy.")
+
+
+_TABLE_HOST = re.compile(r"^\s*host\s*:\s*(?P<host>\S+)")
+_TABLE_RANK = re.compile(r"^\s*rank\s*:\s*(?P<rank>\d+)")
+
+
+def decode_torchrun_failure(fields: dict[str, str], ctx: DecodeContext) -> Classification:
+    """One entry of torchrun's failure summary; the host and rank are on the lines above."""
+    host = rank = None
+    root = False
+    for line in reversed(ctx.before):
+        body, _ = strip_rank(line)
+        if "Root Cause" in body:
+            root = True
+            break
+        if "exitcode" in body or "Failures:" in body or body.lstrip().startswith("==="):
+            break  # the entry above this one, or the top of the table
+        if host is None and (m := _TABLE_HOST.match(body)):
+            host = m["host"]
+        elif rank is None and (m := _TABLE_RANK.match(body)):
+            rank = m["rank"]
+    if rank is not None:
+        fields["rank"] = rank
+    if root:
+        fields["first_failure"] = "yes"
+    code = int(fields.get("exitcode") or 0)
+    where = f" on {host}" if host else ""
+    who = f"rank {rank}" if rank is not None else "a worker"
+    first = " (torchrun's first observed failure)" if root else ""
+    if code == -9:
+        return Classification(
+            role="symptom", sub_domain="host_oom", priority=29 if root else 27,
+            code="worker SIGKILL", node=host,
+            summary=f"torchrun: {who}{where} was killed with SIGKILL{first}: most often the kernel "
+                    "OOM killer.")
+    if code < 0:
+        return Classification(role="symptom", sub_domain=None, priority=13 if root else 12,
+                              code=f"worker signal {-code}", node=host,
+                              summary=f"torchrun: {who}{where} was killed by signal {-code}{first}.")
+    return Classification(role="symptom", sub_domain=None, priority=13 if root else 12,
+                          code=f"worker exit {code}", node=host,
+                          summary=f"torchrun: {who}{where} exited with code {code}{first}.")
+
+
+_SPOOL = re.compile(r"slurm_script|/slurmd/|/spool/slurm")
+
+
+def decode_execve(fields: dict[str, str], ctx: DecodeContext) -> Classification:
+    path, err = fields.get("path", "").strip(), fields.get("err", "").strip()
+    if _SPOOL.search(path):
+        return Classification(
+            role="cause", sub_domain="host", priority=62, code="batch script missing",
+            summary=f"slurmstepd on {fields.get('node') or 'the node'} could not start the batch "
+                    f"script {path} ({err}): slurmd's spool on the node is broken, not the job.",
+            action="Drain the node; check slurmd's spool directory and /tmp (full, read-only or "
+                   "wiped) and restart slurmd or reboot.")
+    return Classification(
+        role="cause", sub_domain="application", priority=45, code="exec failed",
+        summary=f"slurmstepd could not run the job's command {path} ({err}): it is missing from "
+                "the job's environment or PATH.",
+        action="Fix the command or the environment (module load, PATH, container) and resubmit.")
+
+
 DECODERS: dict[str, Callable[[dict[str, str], DecodeContext], Classification | None]] = {
     "xid": decode_xid,
     "sxid": decode_sxid,
@@ -182,6 +320,10 @@ DECODERS: dict[str, Callable[[dict[str, str], DecodeContext], Classification | N
     "slurm_cancel": decode_slurm_cancel,
     "srun": decode_srun,
     "controller_nodes": decode_controller_nodes,
+    "hung_task_fs": decode_hung_task_fs,
+    "os_error": decode_os_error,
+    "torchrun_failure": decode_torchrun_failure,
+    "execve": decode_execve,
 }
 
 __all__ = ["DECODERS", "render"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from slurm_attr.decode.base import Classification, DecodeContext
+from slurm_attr.decode.base import Classification, DecodeContext, normalize_pci
 
 _PCI_BEFORE = re.compile(r"The NVIDIA GPU (?P<pci>[0-9a-fA-F:.]+)")
 _CAUSED_BY = re.compile(r"caused by previous Xid (?P<prev>\d+)")
@@ -14,6 +14,11 @@ _NVLINK5 = re.compile(
     r"(?P<injected>i\d)\s+Link\s+(?P<link>-?\d+)\s*\((?P<words>0x[0-9a-fA-F]+(?:\s+0x[0-9a-fA-F]+)*)\)"
 )
 _RECOVERY = re.compile(r"recovery action changed from .*? to (?P<action>0x\w+ \([^)]*\))")
+_NEEDS_SERVICE = re.compile(r"Reset|Reboot|Drain", re.I)
+_PID = re.compile(r"pid=(?P<pid>'?<?[\w]+>?'?)")
+_ENGINE = re.compile(r"ENGINE (?P<engine>[A-Z0-9_]+)")
+# MMU faults from these engines come from the driver or firmware, not from the job's kernels.
+_DRIVER_ENGINES = ("HOST", "BAR", "PHYSICAL", "GSP", "SEC2", "PMU", "FLA", "IFB", "HSHUB")
 
 # Xid 74 first-register bits (NVIDIA's NVLink error workflow, counting from bit 0 = LSB).
 _XID74_REG0 = (
@@ -31,7 +36,7 @@ def decode_xid(fields: dict[str, str], ctx: DecodeContext) -> Classification:
         for line in reversed(ctx.before):
             m = _PCI_BEFORE.search(line)
             if m:
-                fields["pci"] = m["pci"]
+                fields["pci"] = normalize_pci(m["pci"])
                 break
     xid = int(fields.get("xid") or 0)
     entry = ctx.ruleset.xid_catalog.get(xid)
@@ -53,17 +58,59 @@ def decode_xid(fields: dict[str, str], ctx: DecodeContext) -> Classification:
     )
     caused = _CAUSED_BY.search(detail)
     if caused:
-        cls.fields["caused_by_xid"] = caused["prev"]
-        cls.role, cls.priority = "symptom", min(cls.priority, 25)
+        _caused_by(int(caused["prev"]), cls, ctx)
+    elif entry["immediate"] == "RESTART_APP" and cls.sub_domain == "gpu" \
+            and not entry["origin"].lstrip().upper().startswith("HW"):
+        # The catalog's resolution is to restart the application: a channel the driver tore down,
+        # not a GPU that needs service.
+        cls.sub_domain, cls.priority = "application", min(cls.priority, 44)
+        cls.summary += (" [catalog: restart the application; the GPU needs no service unless the Xid "
+                        "repeats on it]")
+    if xid == 31:
+        _decode_xid31(fields, detail, cls)
     if xid == 74:
         _decode_xid74(detail, cls)
     elif 144 <= xid <= 150:
         _decode_nvlink5(xid, detail, cls, ctx)
     elif xid == 154:
         m = _RECOVERY.search(detail)
+        action = m["action"] if m else detail
         if m:
             cls.fields["recovery_action"] = m["action"]
+        if _NEEDS_SERVICE.search(action or ""):
+            # The driver says the GPU now needs a reset (or the node a reboot): an earlier fault left
+            # it unusable. That earlier Xid, when logged, outranks this line; alone, this is the fault.
+            cls.role, cls.priority = "cause", 55
+            cls.summary += " [the GPU needs service before the next job]"
     return cls
+
+
+def _caused_by(prev: int, cls: Classification, ctx: DecodeContext) -> None:
+    """An Xid whose text says a previous Xid caused it (45 cleanup, 154) belongs to that fault."""
+    cls.fields["caused_by_xid"] = str(prev)
+    earlier = ctx.ruleset.xid_catalog.get(prev)
+    if earlier is None or earlier["role"] != "cause":
+        cls.role, cls.priority = "symptom", min(cls.priority, 25)
+        return
+    cls.role, cls.sub_domain = "cause", earlier["sub_domain"]
+    cls.priority = max(20, min(earlier["priority"], 80) - 15)
+    cls.summary += (f" [cleanup after Xid {prev} ({earlier['mnemonic'].split(' /')[0]}): that fault "
+                    "is the cause]")
+    cls.action = ctx.ruleset.policy.get("xid_actions", {}).get(earlier["immediate"]) or cls.action
+
+
+def _decode_xid31(fields: dict[str, str], detail: str, cls: Classification) -> None:
+    """Xid 31 (MMU fault): from the job's own process it is the job's bad address; from no process,
+    or from a driver/firmware engine, it is the driver's or the GPU's."""
+    pid = fields.get("pid") or ((m := _PID.search(detail)) and m["pid"]) or ""
+    engine = ((m := _ENGINE.search(detail)) and m["engine"]) or ""
+    if pid:
+        cls.fields["fault_pid"] = pid.strip("'")
+    if engine:
+        cls.fields["engine"] = engine
+    if not pid or "unknown" in pid or engine.startswith(_DRIVER_ENGINES):
+        cls.sub_domain, cls.priority = "gpu", 55
+        cls.summary += " [no job process owns the fault: driver or GPU]"
 
 
 def _bits(word: int) -> set[int]:
@@ -133,7 +180,12 @@ def _decode_nvlink5(xid: int, detail: str, cls: Classification, ctx: DecodeConte
         meaning = "local fatal error raised by the host"
     else:
         meaning = f"{row['severity']} {row['unit']} error ({investigate or row['immediate']})"
-    if row["immediate"] == "IGNORE" and "Non-fatal" in row["severity"] and cls.role == "cause":
-        cls.priority = 40
+    if cls.role == "cause":
+        # Honour the line's own severity and the catalog's resolution: a non-fatal event, or one
+        # whose resolution is to ignore it or to evaluate a later Xid 154, is not a fault by itself.
+        if row["immediate"] == "IGNORE":
+            cls.role, cls.priority = "context", 10
+        elif m["severity"] != "Fatal" or "Non-fatal" in row["severity"] or "154" in row["immediate"]:
+            cls.role, cls.priority = "symptom", 25
     cls.fields["decoded"] = meaning
     cls.summary += f" [decoded: {meaning}]"

@@ -80,6 +80,7 @@ class Engine:
         self.workload = workload
         self.trace = Trace()
         self.slack = _seconds(self.policy, "window", "cause_slack_s")
+        self.early_faults: list[Event] = []
 
     # ------------------------------------------------------------------ entry point
     def run(self, obs: Observations) -> tuple[list[Event], Verdict]:
@@ -93,6 +94,13 @@ class Engine:
         for i, event in enumerate(events):
             event.index = i
         live = [e for e in events if e.in_window and e.base_role != "context"]
+        outcomes = self.policy["outcomes"]
+        # Hardware or infrastructure trouble that is not a cause by itself: a fault logged before
+        # the job started, or a non-fatal event during it (an NVSwitch error, a corrected error).
+        self.early_faults = [e for e in events
+                             if ((e.base_role == "cause" and not e.in_window)
+                                 or (e.base_role == "context" and e.in_window))
+                             and outcomes.get(e.sub_domain or "") in ("hardware", "infrastructure")]
         live_ids = {id(e) for e in live}
         for event in events:
             event.role = "interesting" if id(event) in live_ids else "context"
@@ -114,7 +122,37 @@ class Engine:
         step = self._first_failed_step()
         if step and step["state"] != w.state and step["state"] in _STEP_STATES_THAT_EXPLAIN:
             events.append(self._step_event(step))
+        exit_event = self._exit_event()
+        if exit_event is not None:
+            events.append(exit_event)
         return events
+
+    def _exit_event(self) -> Event | None:
+        """A FAILED job's non-zero exit: the job's own failure unless some evidence says otherwise.
+        It is the weakest hint there is, so any cause or domain-naming symptom outranks it."""
+        w = self.workload
+        if w.state != "FAILED":
+            return None
+        code, _, signal = (w.exit_code or "").partition(":")
+        if code.strip() in ("", "0") and signal.strip() in ("", "0"):
+            return None
+        how = (f"exit code {code.strip()}" if code.strip() not in ("", "0")
+               else f"signal {signal.strip()}")
+        sub, summary = "application", (
+            f"The job failed with {how} and no log that could be read shows an infrastructure "
+            "fault: most likely the job's own code, input or configuration.")
+        if code.strip() == "137" or signal.strip() == "9":
+            # SIGKILL from outside the job that Slurm did not send (it would be CANCELLED/TIMEOUT).
+            sub, summary = "host_oom", (
+                f"The job was killed with SIGKILL ({how}) and no log says by whom: most often the "
+                "kernel OOM killer (a kill by Slurm would have ended it CANCELLED or TIMEOUT).")
+        return Event(
+            kind="job_exit", rule="scheduler.exit_code", node=None, time=w.end,
+            time_quality="exact", source=SourceRef("workload", 0, f"State=FAILED ExitCode={w.exit_code}"),
+            sub_domain=sub, base_role="symptom", priority=5, summary=summary,
+            code=f"exit {w.exit_code}", action=self.policy["default_actions"].get(sub),
+            fields={"exit_code": w.exit_code},
+        )
 
     def _step_event(self, step: dict) -> Event:
         """A step killed for memory or by a node failure leaves the job itself only FAILED."""
@@ -129,8 +167,11 @@ class Engine:
     def _state_event(self, spec: dict, state: str, exit_code: str, node: str | None,
                      when: datetime, source: str, text: str) -> Event:
         w = self.workload
+        by = re.sub(r"^(?:by|By)\s+", "", (w.reason or "").strip())
+        if by.isdigit():
+            by = f"uid {by}"
         fields = {"state": state, "exit_code": exit_code,
-                  "by": (w.reason or "a user or admin"), "node": node or "one of the job's nodes"}
+                  "by": by or "a user or admin", "node": node or "one of the job's nodes"}
         return Event(
             kind="scheduler_state", rule="scheduler.state", node=node, time=when,
             time_quality="exact", source=SourceRef(source, 0, text),
@@ -259,6 +300,12 @@ class Engine:
         for event in live:
             if event.base_role != "symptom" or event.demoted_by is not None:
                 continue
+            if event.kind == "job_exit":
+                # The exit code is the scheduler's summary of any failure, not a symptom a cause
+                # explains: it neither strengthens the verdict nor needs explaining.
+                if roots:
+                    _demote(event, "exit_code_superseded", None)
+                continue
             fits = [r for r in roots if _before_or_near(r, event, self.slack)]
             if not fits:
                 continue
@@ -279,7 +326,8 @@ class Engine:
         margin = int(self.policy["ambiguity"]["margin"])
         floor = int(self.policy["ambiguity"]["min_priority"])
         rivals = [e for e in contenders[1:] if e.sub_domain != root.sub_domain
-                  and e.priority >= max(floor, root.priority - margin)]
+                  and (e.priority >= max(floor, root.priority - margin)
+                       or self._independent(root, e))]
         rivals = _one_per_domain(rivals)
         for event in contenders[1:]:
             if event not in rivals:
@@ -293,6 +341,7 @@ class Engine:
                            "comparable evidence", candidates)
             return Verdict(None, candidates, "ambiguous", "ambiguous", self.trace)
         root.role = "root"
+        self._place(root, live)
         self.trace.add("refine", "pick_root",
                        f"root: {root.code or root.kind} on {root.node or 'job'} "
                        f"(priority {root.priority}); {len(contenders) - 1} weaker causes demoted",
@@ -301,12 +350,52 @@ class Engine:
         status = "established" if explained or root.kind == "scheduler_state" else "supported"
         return Verdict(root, [], status, root.sub_domain or "unknown", self.trace)
 
+    def _independent(self, root: Event, other: Event) -> bool:
+        """Two strong causes in different domains on different nodes, close in time: independent
+        faults, either of which could have ended the job."""
+        spec = self.policy["ambiguity"]
+        strong = int(spec.get("independent_min_priority", 101))
+        within = timedelta(seconds=float(spec.get("independent_within_s", 0)))
+        return (root.priority >= strong and other.priority >= strong and root.node is not None
+                and other.node is not None and root.node != other.node and _close(root, other, within))
+
+    def _place(self, root: Event, live: list[Event]) -> None:
+        """Give a root cause without a node the node its other evidence names (exactly one), so a
+        hardware or network verdict says where; a bare non-zero exit takes the first failure's node."""
+        if root.node is not None or root.sub_domain not in self.policy.get("node_scoped_domains", []):
+            return
+        named = {e.node for e in live if e is not root and e.node and e.sub_domain == root.sub_domain
+                 and "node_from" not in e.fields}
+        how = f"named by the job's other {root.sub_domain} evidence"
+        if not named and root.sub_domain == "network":
+            named = {e.fields["peer_node"] for e in live if e.fields.get("peer_node")}
+            how = "the peer the failing transfers named"
+        if not named and root.kind == "job_exit":
+            named = {e.node for e in live if e.node and e.fields.get("first_failure") == "yes"}
+            how = "the first failure the launcher reported"
+        if not named and len(self.workload.nodes) == 1:
+            named, how = set(self.workload.nodes), "the job's only node"
+        if len(named) == 1:
+            root.node = named.pop()
+            root.fields["node_from"] = how
+            spec = self.policy["scheduler_states"].get(root.code or "")
+            if root.kind == "scheduler_state" and spec:  # say which node in the sentence
+                root.summary = render(spec["summary"], {**root.fields, "node": root.node})
+            self.trace.add("refine", "root_node_from_evidence", f"root placed on {root.node} ({how})",
+                           [root])
+
     def _symptoms_only(self, live: list[Event]) -> Verdict:
         hinted = sorted((e for e in live if e.base_role == "symptom" and e.sub_domain),
                         key=lambda e: (-e.priority, e.sort_key()))
+        blockers = set(self.policy.get("exit_hint_blocked_by", []))
+        if any(e.kind in blockers for e in live) or self.early_faults:
+            # Ranks waited for a peer that stopped, or a node was faulty before or during the job:
+            # the exit code says nothing about why.
+            hinted = [e for e in hinted if e.kind != "job_exit"]
         if hinted:
             root = hinted[0]
             root.role, root.demoted_by = "root", None
+            self._place(root, live)
             for event in live:
                 if event is not root and event.demoted_by is None:
                     _demote(event, "symptom_only_hypothesis", root)

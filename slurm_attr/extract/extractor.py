@@ -23,7 +23,7 @@ from slurm_attr.collect.files import (
     iter_blocks,
 )
 from slurm_attr.decode import DECODERS, Classification, DecodeContext
-from slurm_attr.decode.base import RANK_PREFIX, render, strip_rank
+from slurm_attr.decode.base import RANK_PREFIX, normalize_pci, render, strip_rank
 from slurm_attr.extract.timestamps import Clock, Stamp
 from slurm_attr.model import Coverage, Event, Observations, SourceRef, Workload
 from slurm_attr.ruleset import Pattern, Ruleset
@@ -94,6 +94,7 @@ class Extractor:
                            for o in ("node", "app", "controller")}
         self.ranks_per_node = max(1, workload.gpus_per_node)
         self.generic_depth = max((p.context_before for p in ruleset.patterns if p.generic), default=0)
+        self.by_id = {p.id: p for p in ruleset.patterns}
         window = ruleset.policy["window"]
         self.window = (workload.start - timedelta(seconds=window["context_before_s"]) - _WINDOW_SLACK,
                        workload.end + timedelta(seconds=window["margin_after_s"]) + _WINDOW_SLACK)
@@ -224,10 +225,23 @@ class Extractor:
         if "generic_rule" in fields:  # the exception's traceback lies above the line
             depth = max(depth, self.generic_depth)
         before = self._lines_before(buf, start, depth) if depth else []
+        if fields.get("pci"):
+            fields["pci"] = normalize_pci(fields["pci"])
         cls = self._classify(pattern, fields, before)
-        if cls is None or not self._belongs(pattern, fields, cls.node or node):
+        if cls is None and fields.get("generic_rule"):
+            # The specific rule decoded nothing (say a CUDA error missing from the table): the
+            # line is still an exception report, so it falls back to the generic rule.
+            pattern = self.by_id[fields.pop("generic_rule")]
+            cls = self._classify(pattern, fields, before)
+        if cls is None:
             return
-        node = cls.node if cls.node in self.workload.nodes else node
+        named = cls.node.split(".", 1)[0] if cls.node else None
+        if named and named not in self.workload.nodes and cls.node in self.workload.nodes:
+            named = cls.node
+        if not self._belongs(pattern, fields, named or node):
+            return
+        if named in self.workload.nodes:
+            node = named
         stamp = self._stamp(text, scan)
         when, quality = stamp.when, stamp.quality
         if when is None and stamp.mono is not None:

@@ -29,16 +29,43 @@ def _root_cause(event: Event, events: list[Event], ruleset: Ruleset) -> dict[str
     }
 
 
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return text if not text or text[-1] in ".!?)" else text + "."
+
+
+def _node_reason(root: Event, events: list[Event]) -> str | None:
+    """The reason an admin or health check gave for the root's node going DOWN or drained."""
+    if root.sub_domain != "host" or root.node is None:
+        return None
+    reasons = [e.fields["reason"] for e in events if e.node == root.node and e.fields.get("reason")
+               and e.fields["reason"] != "no reason given"]
+    return reasons[-1] if reasons else None
+
+
 def _verdict_sentence(workload: Workload, sub_domain: str, root: Event | None,
-                      candidates: list[Event]) -> str:
+                      candidates: list[Event], events: list[Event], status: str) -> str:
     job = f"Job {workload.job_id}" + (f" (attempt {workload.attempt})" if workload.attempt else "")
     if root is not None:
-        where = f" on {root.node}" if root.node else ""
-        return f"{job} ended {workload.state}: {root.code or root.kind}{where}. {root.summary}"
+        code = root.code or root.kind
+        head = f"{job} ended {workload.state}"
+        if code and code.strip().upper() != workload.state:
+            head += f": {code}"
+        if root.node:
+            head += f" on {root.node}"
+        text = f"{head}. {_sentence(root.summary)}"
+        reason = _node_reason(root, events)
+        if reason and reason not in text:
+            text += f" Reason given for {root.node}: {_sentence(reason)}"
+        if status == "hypothesis" and root.kind != "job_exit":
+            text += " No cause was logged; this is the most likely reading of the symptoms."
+        return text
     if candidates:
-        names = "; ".join(f"{c.sub_domain} ({c.code or c.kind} on {c.node or 'job'})"
+        names = "; ".join(f"{c.sub_domain} ({c.code or c.kind}" + (f" on {c.node})" if c.node else ")")
                           for c in candidates)
         return f"{job} ended {workload.state}: the evidence fits more than one cause: {names}."
+    if workload.state == "COMPLETED":
+        return f"{job} completed successfully (exit {workload.exit_code}); there is no failure to explain."
     return (f"{job} ended {workload.state}: no cause was found in the logs that could be read "
             "(see coverage).")
 
@@ -75,7 +102,8 @@ def build(workload: Workload, obs: Observations, events: list[Event], verdict: V
         "outcome": outcome,
         "sub_domain": sub_domain,
         "evidence_status": verdict.evidence_status,
-        "verdict": _verdict_sentence(workload, sub_domain, root, verdict.candidates),
+        "verdict": _verdict_sentence(workload, sub_domain, root, verdict.candidates, events,
+                                     verdict.evidence_status),
         "root_cause": root_cause,
         "candidates": [
             {"sub_domain": c.sub_domain, "outcome": outcomes.get(c.sub_domain or "", "unknown"),

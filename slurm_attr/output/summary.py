@@ -28,8 +28,9 @@ def render_summary(d: dict[str, Any]) -> str:
     rc = d.get("root_cause")
     if rc:
         out += ["", "Root cause",
-                f"  {_line(rc['code'] or rc['kind'])} on {', '.join(rc['nodes']) or 'the job'}"
-                f" at {rc['time'] or 'unknown time'}",
+                f"  {_line(rc['code'] or rc['kind'])}"
+                + (f" on {', '.join(rc['nodes'])}" if rc["nodes"] else "")
+                + (f" at {rc['time']}" if rc["time"] else ""),
                 f"  {_line(rc['explanation'])}",
                 f"  Next: {_line(rc['action'] or '')}"]
         root = d["symptoms"][rc["event"]]
@@ -37,15 +38,16 @@ def render_summary(d: dict[str, Any]) -> str:
                    f"{_line(root['source']['text'])[:200]}")
     if d["candidates"]:
         out += ["", "Candidates (ambiguous)"]
-        out += [f"  - {c['sub_domain']}: {_line(c['code'])} on {c['node'] or 'job'}: "
-                f"{_line(c['explanation'])}" for c in d["candidates"]]
+        out += [f"  - {c['sub_domain']}: {_line(c['code'])}" + (f" on {c['node']}" if c["node"] else "")
+                + f": {_line(c['explanation'])}" for c in d["candidates"]]
     demoted = [s for s in d["symptoms"] if s["role"] == "interesting"]
     if demoted:
         out += ["", f"Demoted symptoms ({len(demoted)})"]
         for s in demoted[:_MAX_SYMPTOMS]:
             count = f" x{s['count']}" if s["count"] > 1 else ""
-            out.append(f"  - [{s['demoted_by']}] {_line(s['code'] or s['kind'])}{count} on "
-                       f"{s['node'] or '?'}: {_line(s['summary'])[:140]}")
+            where = f" on {s['node']}" if s["node"] else ""
+            out.append(f"  - [{s['demoted_by']}] {_line(s['code'] or s['kind'])}{count}{where}: "
+                       f"{_line(s['summary'])[:140]}")
         if len(demoted) > _MAX_SYMPTOMS:
             out.append(f"  ... {len(demoted) - _MAX_SYMPTOMS} more (use --format json)")
     out += ["", "Coverage"]

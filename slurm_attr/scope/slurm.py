@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import pwd
+import re
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -130,6 +131,8 @@ class SlurmClient(Protocol):
 
     def cluster_name(self) -> str: ...
 
+    def job_streams(self, job_id: str) -> dict[str, str]: ...
+
 
 Runner = Callable[[list[str]], str]  # argv -> stdout, raising SlurmError on failure
 
@@ -196,6 +199,17 @@ class SlurmCommands:
             reason = "|".join(cols[4:-1])
             events.append(NodeEvent(cols[0], began, _utc(cols[2]), cols[3], reason, cols[-1]))
         return events
+
+    def job_streams(self, job_id: str) -> dict[str, str]:
+        """The job's StdOut, StdErr and WorkDir as the hook would have seen them, from scontrol
+        while slurmctld still holds the job (MinJobAge); empty once it has been purged."""
+        try:
+            out = self.run([self.settings.scontrol, "--oneliner", "show", "job", job_id])
+        except SlurmError:
+            return {}
+        found = {key: m.group(1) for key in ("StdOut", "StdErr", "WorkDir")
+                 if (m := re.search(rf"(?:^|\s){key}=(\S+)", out))}
+        return {f"SLURM_JOB_{k.upper().replace('WORKDIR', 'WORK_DIR')}": v for k, v in found.items()}
 
     def cluster_name(self) -> str:
         if self.settings.cluster:

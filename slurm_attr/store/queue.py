@@ -105,7 +105,7 @@ class LeaseLost(Exception):
 
 def finish(store: Store, c: Claim, diagnoses: list[dict[str, Any]], *, state: str = "done",
            note: str | None = None, render_page: PageRenderer | None = None,
-           keep_history: bool = False) -> None:
+           keep_history: bool = False, force: bool = False) -> None:
     """Close the queue entry and store the diagnoses in one transaction, fenced by the lease: if
     another worker has claimed the job since, nothing is written and LeaseLost is raised."""
     with store.sessions.begin() as s:
@@ -114,7 +114,7 @@ def finish(store: Store, c: Claim, diagnoses: list[dict[str, Any]], *, state: st
         closed = cast(CursorResult, s.execute(close))
         if closed.rowcount != 1:
             raise LeaseLost(f"job {c.job_id}: the lease {c.owner} was taken over; result dropped")
-        store.save_in(s, diagnoses, keep_history=keep_history, render_page=render_page)
+        store.save_in(s, diagnoses, keep_history=keep_history, render_page=render_page, force=force)
 
 
 def retry(store: Store, c: Claim, error: str, *, max_tries: int, backoff_s: int) -> str:
@@ -162,6 +162,19 @@ def revive_dead(store: Store) -> int:
             state="pending", tries=0, not_before=now(), updated_at=now())
         result = cast(CursorResult, s.execute(revive.execution_options(synchronize_session=False)))
         return result.rowcount
+
+
+def states_of(store: Store, keys: list[tuple[str, str]]) -> dict[str, int]:
+    """How many of these (cluster, entry) queue rows are in each state."""
+    found: dict[str, int] = {}
+    with store.sessions() as s:
+        for i in range(0, len(keys), 500):
+            rows = s.execute(select(QueueEntry.state, func.count()).where(
+                tuple_(QueueEntry.cluster, QueueEntry.entry).in_(keys[i:i + 500]))
+                .group_by(QueueEntry.state)).all()
+            for state, n in rows:
+                found[state] = found.get(state, 0) + n
+    return found
 
 
 def counts(store: Store) -> dict[str, int]:

@@ -151,7 +151,7 @@ class Store:
         return self.save_many([d], keep_history=keep_history, render_page=render_page) == 1
 
     def save_many(self, diagnoses: Sequence[dict[str, Any]], *, keep_history: bool = False,
-                  render_page: PageRenderer | None = None, chunk: int = 500) -> int:
+                  render_page: PageRenderer | None = None, chunk: int = 500, force: bool = False) -> int:
         """Store diagnoses, `chunk` per transaction; returns how many were new or changed.
 
         A diagnosis is all-or-nothing: a crash loses at most the uncommitted chunk, which a retry
@@ -160,28 +160,35 @@ class Store:
         for i in range(0, len(diagnoses), chunk):
             with self.sessions.begin() as s:
                 stored += self.save_in(s, diagnoses[i:i + chunk], keep_history=keep_history,
-                                      render_page=render_page)
+                                      render_page=render_page, force=force)
         return stored
 
     def save_in(self, s: Session, docs: Sequence[dict[str, Any]], *, keep_history: bool,
-                render_page: PageRenderer | None) -> int:
-        """Store diagnoses inside the caller's transaction (the queue closes its entry in it too)."""
+                render_page: PageRenderer | None, force: bool = False) -> int:
+        """Store diagnoses inside the caller's transaction (the queue closes its entry in it too).
+
+        A new diagnosis of an attempt replaces the current one (or, with keep_history, demotes it
+        to history), unless it saw less of the evidence (a lower share of readable sources: a
+        re-analysis after logs rotated away, say): then it is kept as history and the better one
+        stays current. `force` replaces regardless."""
         docs = list({_attempt_key(d["workload"]): d for d in docs}.values())  # last one wins
         attempts = self._upsert_attempts(s, [d["workload"] for d in docs])
-        current: dict[int, list[tuple[int, str]]] = {}
-        for diag_id, attempt_id, digest in s.execute(
-                select(Diagnosis.id, Diagnosis.attempt_id, Diagnosis.document_hash)
+        current: dict[int, list[tuple[int, str, float]]] = {}
+        for diag_id, attempt_id, digest, seen in s.execute(
+                select(Diagnosis.id, Diagnosis.attempt_id, Diagnosis.document_hash, Diagnosis.coverage_ok)
                 .where(Diagnosis.attempt_id.in_(list(attempts.values())),
                        Diagnosis.is_current.is_(True))):
-            current.setdefault(attempt_id, []).append((diag_id, digest))
+            current.setdefault(attempt_id, []).append((diag_id, digest, seen))
         new, replaced = [], []
         for d in docs:
             attempt_id, digest = attempts[_attempt_key(d["workload"])], _document_hash(d)
             old = current.get(attempt_id, [])
-            if any(h == digest for _, h in old):
+            if any(h == digest for _, h, _ in old):
                 continue
-            replaced += [i for i, _ in old]
-            new.append((attempt_id, digest, d))
+            worse = not force and any(coverage_share(d) < seen - 1e-9 for _, _, seen in old)
+            if not worse:
+                replaced += [i for i, _, _ in old]
+            new.append((attempt_id, digest, d, not worse))
         if replaced:
             stmt = (update(Diagnosis).where(Diagnosis.id.in_(replaced)).values(is_current=False)
                     if keep_history else delete(Diagnosis).where(Diagnosis.id.in_(replaced)))
@@ -228,14 +235,15 @@ class Store:
         return cluster_id
 
     @staticmethod
-    def _insert_diagnoses(s: Session, new: list[tuple[int, str, dict[str, Any]]],
+    def _insert_diagnoses(s: Session, new: list[tuple[int, str, dict[str, Any], bool]],
                           render_page: PageRenderer | None) -> None:
         now = datetime.now(UTC)
-        rows = [_diagnosis_values(attempt_id, d, digest, now) for attempt_id, digest, d in new]
+        rows = [{**_diagnosis_values(attempt_id, d, digest, now), "is_current": is_current}
+                for attempt_id, digest, d, is_current in new]
         ids = s.execute(insert(Diagnosis).returning(Diagnosis.id, sort_by_parameter_order=True),
                         rows).scalars().all()
         documents, nodes, events, coverage = [], [], [], []
-        for diag_id, (_, _, d) in zip(ids, new, strict=True):
+        for diag_id, (_, _, d, _) in zip(ids, new, strict=True):
             version, html = render_page(d) if render_page else (None, None)
             documents.append({"diagnosis_id": diag_id, "document": d, "page_version": version,
                               "page_html": html})
@@ -280,10 +288,15 @@ def _attempt_values(w: dict[str, Any], cluster_id: int) -> dict[str, Any]:
             "exit_code": w["exit_code"]})
 
 
+def coverage_share(d: dict[str, Any]) -> float:
+    """The share of the sources that decide most diagnoses (job output, node logs) read fine."""
+    usable = [c for c in d["coverage"] if c["collector"] in ("job_output", "node_syslog")]
+    return sum(c["status"] == "ok" for c in usable) / len(usable) if usable else 0.0
+
+
 def _diagnosis_values(attempt_id: int, d: dict[str, Any], digest: str, now: datetime) -> dict[str, Any]:
     rc = d.get("root_cause") or {}
-    usable = [c for c in d["coverage"] if c["collector"] in ("job_output", "node_syslog")]
-    ok = sum(c["status"] == "ok" for c in usable) / len(usable) if usable else 0.0
+    ok = coverage_share(d)
     return fit(Diagnosis, {"attempt_id": attempt_id, "is_current": True,
                            "ruleset_version": d["ruleset_version"],
             "document_hash": digest, "created_at": now, "outcome": d["outcome"],

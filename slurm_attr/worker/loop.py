@@ -43,11 +43,12 @@ class Transient(Exception):
 
 class Worker:
     def __init__(self, store: Store, settings: Settings, client: SlurmClient | None = None,
-                 name: str | None = None) -> None:
+                 name: str | None = None, force: bool = False) -> None:
         self.store, self.settings = store, settings
         self.client: SlurmClient = client or SlurmCommands(settings)
         self.name = name or f"{socket.gethostname()}:{os.getpid()}"
         self.stopping = False
+        self.force = force  # replace stored diagnoses even by ones that saw less evidence
         self._cluster: str | None = settings.cluster
 
     # ------------------------------------------------------------------ lifecycle
@@ -212,7 +213,7 @@ class Worker:
             raise Transient(str(exc)) from exc
         queue.finish(self.store, c, found, state="skipped" if skip else "done",
                      note="COMPLETED" if skip else None, render_page=job_page_body,
-                     keep_history=self.settings.keep_history)
+                     keep_history=self.settings.keep_history, force=self.force)
         return ", ".join(f"attempt {d['workload']['attempt']}: {d['outcome']}/{d['sub_domain']}"
                          for d in found) or "completed, skipped"
 
