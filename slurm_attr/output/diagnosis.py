@@ -91,7 +91,7 @@ def build(workload: Workload, obs: Observations, events: list[Event], verdict: V
     if root is not None and root.kind == "scheduler_state" and workload.state == "CANCELLED" \
             and (workload.reason or "").strip() in ("by 0", "0", "root"):
         outcome = "scheduler"  # cancelled by root/SlurmUser: automation or an admin, not the user
-    missing = [c for c in obs.coverage if c.status in ("missing", "error", "refused")]
+    missing = [c for c in obs.coverage if c.status in ("missing", "error", "refused", "truncated")]
     coverage = sorted(obs.coverage, key=lambda c: (_COVERAGE_ORDER.get(c.collector, 9),
                                                    c.node or ""))
     return {
