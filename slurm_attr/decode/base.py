@@ -127,7 +127,7 @@ _PCI = re.compile(r"^(?:(?P<dom>[0-9a-fA-F]{4,8}):)?(?P<bus>[0-9a-fA-F]{2}):(?P<
                   r"(?:\.(?P<fn>[0-7]))?$")
 
 
-def normalize_pci(pci: str | None) -> str | None:
+def normalize_pci(pci: str) -> str:
     """One spelling per PCI function: `0000:18:00`, `0000:18:00.0` and `18:00.0` are all
     `0000:18:00.0` (domain padded to 4 digits, lower case, function 0 when not given)."""
     if not pci:

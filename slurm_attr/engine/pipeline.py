@@ -282,6 +282,7 @@ class Engine:
         if not kills:
             return
         first_kill = min(kills, key=Event.sort_key)
+        assert first_kill.time is not None  # kills were chosen with a time
         cutoff = first_kill.time - _seconds(self.policy, "window", "teardown_grace_s")
         changed = []
         for event in live:

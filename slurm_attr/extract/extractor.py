@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from slurm_attr.collect.files import (
     MAX_LINE,
@@ -40,6 +41,7 @@ _CARRY_LINES = 50
 _CONTEXT_LINES = 2
 
 
+hyperscan: Any
 try:  # Hyperscan scans many literals at once at several GB/s; `re` is the portable fallback.
     import hyperscan
 except ImportError:  # pragma: no cover - depends on the platform
