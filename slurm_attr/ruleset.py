@@ -13,7 +13,6 @@ import os
 import re
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +66,10 @@ class Ruleset:
 
 
 def builtin_dir() -> Path:
-    return Path(str(resources.files("slurm_attr.builtin_rules")))
+    """The rules shipped with the package (a plain directory: the package is installed as files)."""
+    from slurm_attr import builtin_rules
+
+    return Path(builtin_rules.__file__).parent
 
 
 def _require(cond: bool, where: str, message: str) -> None:

@@ -9,7 +9,6 @@ import json
 import math
 import os
 import stat
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -142,6 +141,8 @@ class LogCollector:
             if source.convert is None:
                 yield path
                 return
+            import tempfile  # only converted sources need it
+
             with tempfile.TemporaryDirectory(prefix="slurm-attr-") as tmp:
                 text = Path(tmp) / "converted.log"
                 with text.open("wb") as out:

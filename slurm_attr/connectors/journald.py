@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -22,7 +21,6 @@ from typing import IO, Any
 from slurm_attr.collect.collector import SourceFile, Sources
 from slurm_attr.collect.files import MAX_LINE, ReadLimits
 from slurm_attr.connectors import AttemptContext, register_source
-from slurm_attr.connectors.node_logs import recent_files
 
 _BINARY = re.compile(r".*\.journal~?$")
 _EXPORT = re.compile(r"(?:.*\.journal\.json|journal.*\.jsonl?)$")
@@ -107,6 +105,8 @@ def _from_journalctl(path: Path, out: IO[bytes], limits: ReadLimits, window: Win
         argv += [f"--since=@{int(window[0].timestamp())}", f"--until=@{int(window[1].timestamp()) + 1}"]
     # A path under /proc/self/fd is our open descriptor: the child gets the same number.
     fds = (int(path.name),) if path.parent == Path("/proc/self/fd") else ()
+    import subprocess  # only when a binary journal is read: not every start pays for it
+
     try:
         proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=fds)
     except OSError as exc:
@@ -142,6 +142,8 @@ class Journald:
     def gather(self, ctx: AttemptContext, found: Sources) -> None:
         if not ctx.settings.journal_files:
             return
+        from slurm_attr.connectors.node_logs import recent_files  # globbing: live mode only
+
         since = ctx.workload.start - timedelta(seconds=ctx.settings.margin_s)
         for node in ctx.workload.nodes:
             for source in recent_files(ctx.settings.journal_files, since, node=node):
