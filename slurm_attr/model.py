@@ -10,7 +10,7 @@ SCHEMA = "slurm-attr/diagnosis/v1"
 
 SUB_DOMAINS = (
     "gpu", "gpu_memory", "nvlink", "network", "storage", "host", "application",
-    "gpu_oom", "host_oom", "time_limit", "preemption", "cancelled", "ambiguous", "unknown",
+    "gpu_oom", "host_oom", "time_limit", "preemption", "requeued", "cancelled", "ambiguous", "unknown",
 )
 OUTCOMES = ("hardware", "infrastructure", "application", "scheduler", "user", "unknown")
 

@@ -32,6 +32,7 @@ TABLE_FIELDS = ["cluster", "job_id", "attempt", "user", "partition", "nodelist",
 PALETTE = {"gpu": "#e4572e", "gpu_memory": "#f3a712", "nvlink": "#a8c686", "network": "#29335c",
            "storage": "#669bbc", "host": "#8f2d56", "application": "#2a9d8f", "gpu_oom": "#76c893",
            "host_oom": "#168aad", "time_limit": "#b5838d", "preemption": "#6d6875",
+           "requeued": "#9d8189",
            "cancelled": "#adb5bd", "ambiguous": "#ffb4a2", "unknown": "#495057"}
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]+")
 
