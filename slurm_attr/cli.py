@@ -339,6 +339,54 @@ def _backfill_summary(queued: int, already: int, states: dict[str, int]) -> str:
 
 
 @cli.group()
+def rules() -> None:
+    """Check and explain the rules (rules/: patterns, tables, policy, catalogs)."""
+
+
+@rules.command("check")
+@click.argument("directory", required=False, type=click.Path(file_okay=False))
+def rules_check(directory: str | None) -> None:
+    """Validate a rules directory (default: the built-in rules); one located line per problem."""
+    from slurm_attr.ruleset import RuleError, load
+
+    try:
+        ruleset = load(directory)
+    except RuleError as exc:
+        raise click.ClickException(clean(str(exc))) from exc
+    click.echo(f"{ruleset.directory}: ok, {len(ruleset.patterns)} patterns, "
+               f"{len(ruleset.xid_catalog)} Xid codes, version {ruleset.version}")
+
+
+@rules.command("explain")
+@click.argument("line")
+@click.option("--origin", type=click.Choice(["node", "app", "controller"]), default="node",
+              show_default=True, help="Where the line was logged.")
+@click.option("--node", default="node01", show_default=True, help="The node the line belongs to.")
+@click.option("--job", "job_id", default="0", show_default=True, help="The job id the line is about.")
+@click.option("--rules", "rules_dir", type=click.Path(exists=True, file_okay=False),
+              envvar="SLURM_ATTR_RULES", help="Rules directory (default: the built-in rules).")
+def rules_explain(line: str, origin: str, node: str, job_id: str, rules_dir: str | None) -> None:
+    """Which pattern matches LINE and what it becomes (role, sub_domain, priority, summary)."""
+    from slurm_attr.extract.explain import explain
+    from slurm_attr.ruleset import RuleError, load
+
+    try:
+        found = explain(load(rules_dir), line, origin, node, job_id)
+    except RuleError as exc:
+        raise click.ClickException(clean(str(exc))) from exc
+    if not found.events:
+        click.echo("no pattern matches this line")
+    for e in found.events:
+        click.echo(clean(f"{e.rule}: {e.kind} {e.code or ''} -> {e.base_role}, sub_domain "
+                         f"{e.sub_domain or '-'}, priority {e.priority}, node {e.node or '-'}"))
+        click.echo(clean(f"  {e.summary}"))
+        for key, value in sorted(e.fields.items()):
+            click.echo(clean(f"  {key} = {value}"))
+    if found.near_misses:
+        click.echo(clean("keywords found but the regex did not match: " + ", ".join(found.near_misses)))
+
+
+@cli.group()
 def epilog() -> None:
     """The EpilogSlurmctld hook that queues every finished job."""
 

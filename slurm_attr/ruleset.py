@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from slurm_attr.model import SUB_DOMAINS
+from slurm_attr.model import OUTCOMES, SUB_DOMAINS
 
 ROLES = ("cause", "symptom", "context")
 ORIGINS = ("node", "app", "controller")
@@ -49,6 +49,9 @@ class Pattern:
     match_job: bool = False
     match_node: bool = False
     generic: bool = False
+    # role, sub_domain or priority written in the YAML for a pattern with a decoder: they win
+    # over what the decoder says, so an admin's edit always takes effect.
+    overrides: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -77,11 +80,38 @@ def _require(cond: bool, where: str, message: str) -> None:
         raise RuleError(f"{where}: {message}")
 
 
+PATTERN_KEYS = {"id", "kind", "origins", "keywords", "regex", "decoder", "role", "sub_domain",
+                "priority", "code", "summary", "action", "fields", "context_before", "match_job",
+                "match_node"}
+
+
+def _locate(path: Path, *needles: str) -> str:
+    """`file:line` of the first line holding needles[-1] after lines holding the ones before it
+    (a section, then a key in it), or the file alone when it is not found."""
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return path.name
+    at = 0
+    for needle in needles:
+        found = next((i for i in range(at, len(lines)) if needle in lines[i]), None)
+        if found is None:
+            return f"{path.name}:{at + 1}" if at else path.name
+        at = found
+    return f"{path.name}:{at + 1}"
+
+
 def _pattern(raw: dict[str, Any], where: str) -> Pattern:
     _require(isinstance(raw, dict) and "id" in raw, where, "each pattern needs an id")
     where = f"{where} pattern {raw['id']}"
+    unknown = sorted(set(raw) - PATTERN_KEYS)
+    if unknown:
+        raise RuleError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(sorted(PATTERN_KEYS))})")
     for key in ("kind", "origins", "keywords", "regex"):
         _require(key in raw, where, f"missing '{key}'")
+    _require(isinstance(raw["keywords"], list) and all(isinstance(k, str) for k in raw["keywords"]),
+             where, "keywords must be a list of strings")
+    _require(isinstance(raw.get("priority", 0), int), where, "priority must be a whole number")
     origins = tuple(raw["origins"])
     _require(all(o in ORIGINS for o in origins), where, f"origins must be among {ORIGINS}")
     _require(bool(raw["keywords"]), where, "needs at least one keyword (the prefilter)")
@@ -103,6 +133,7 @@ def _pattern(raw: dict[str, Any], where: str) -> Pattern:
         context_before=int(raw.get("context_before", 0)),
         match_job=bool(raw.get("match_job")), match_node=bool(raw.get("match_node")),
         generic=raw.get("decoder") == "python_exception",
+        overrides={k: raw[k] for k in ("role", "sub_domain", "priority") if k in raw and raw.get("decoder")},
     )
 
 
@@ -134,24 +165,94 @@ def _version(directory: Path) -> str:
 
 @cache
 def load(directory: str | None = None) -> Ruleset:
+    """The ruleset, validated: a problem is a RuleError naming the file, the line and the key."""
     path = Path(directory or os.environ.get("SLURM_ATTR_RULES") or builtin_dir())
     for name in RULE_FILES:
         _require((path / name).is_file(), str(path), f"missing {name}")
-    raw_patterns = _read_yaml(path / "patterns.yaml").get("patterns") or []
-    patterns = [_pattern(p, "patterns.yaml") for p in raw_patterns]
-    ids = [p.id for p in patterns]
-    _require(len(ids) == len(set(ids)), "patterns.yaml", "duplicate pattern ids")
-    classify = _read_yaml(path / "classify.yaml")
-    for table in ("cuda_errors", "nccl_errors", "python_exceptions"):
-        _require(isinstance(classify.get(table), list), "classify.yaml", f"needs a '{table}' list")
-        for entry in classify[table]:
-            for key in ("match", "msg", "exc"):
-                if key in entry:
-                    entry[f"_{key}"] = re.compile(entry[key])
-    catalog = {int(r["xid"]): {**r, "priority": int(r["priority"])}
-               for r in _read_csv(path / "xid_catalog.csv")}
+    patterns = _patterns(path / "patterns.yaml")
+    classify = _classify_tables(path / "classify.yaml")
+    policy = _read_yaml(path / "policy.yaml")
+    _check_policy(policy, path / "policy.yaml")
     return Ruleset(
         directory=str(path), version=_version(path), patterns=patterns, classify=classify,
-        policy=_read_yaml(path / "policy.yaml"), xid_catalog=catalog,
+        policy=policy, xid_catalog=_xid_catalog(path / "xid_catalog.csv"),
         nvlink5_catalog=_read_csv(path / "nvlink5_catalog.csv"),
     )
+
+
+def _patterns(path: Path) -> list[Pattern]:
+    from slurm_attr.decode.registry import DECODERS  # the decoders import this module
+
+    raw_patterns = _read_yaml(path).get("patterns")
+    _require(isinstance(raw_patterns, list), path.name, "needs a 'patterns' list")
+    patterns, seen = [], set()
+    for raw in raw_patterns:
+        where = _locate(path, f"id: {raw.get('id')}") if isinstance(raw, dict) else path.name
+        pattern = _pattern(raw, where)
+        _require(pattern.id not in seen, where, f"duplicate pattern id {pattern.id!r}")
+        _require(pattern.decoder is None or pattern.decoder in DECODERS, where,
+                 f"unknown decoder {pattern.decoder!r} (known: {', '.join(sorted(DECODERS))})")
+        seen.add(pattern.id)
+        patterns.append(pattern)
+    return patterns
+
+
+def _classify_tables(path: Path) -> dict[str, Any]:
+    classify = _read_yaml(path)
+    for table in ("cuda_errors", "nccl_errors", "python_exceptions"):
+        _require(isinstance(classify.get(table), list), path.name, f"needs a '{table}' list")
+        for entry in classify[table]:
+            where = _locate(path, f"{table}:", str(entry.get("match") or entry.get("msg")
+                                                    or entry.get("exc") or ""))
+            _require(isinstance(entry, dict), where, f"{table}: entries must be mappings")
+            sub = entry.get("sub_domain")
+            _require(sub is None or sub in SUB_DOMAINS, where, f"{table}: unknown sub_domain {sub!r}")
+            _require(entry.get("role", "cause") in ROLES, where, f"{table}: role must be one of {ROLES}")
+            for key in ("match", "msg", "exc"):
+                if key in entry:
+                    try:
+                        entry[f"_{key}"] = re.compile(entry[key])
+                    except re.error as exc:
+                        raise RuleError(f"{where}: {table}: bad regex in '{key}': {exc}") from exc
+    return classify
+
+
+POLICY_SECTIONS = ("window", "bursts", "ambiguity", "scheduler_states", "explained_by", "outcomes",
+                   "default_actions")
+
+
+def _check_policy(policy: dict[str, Any], path: Path) -> None:
+    for section in POLICY_SECTIONS:
+        _require(isinstance(policy.get(section), dict), _locate(path, f"{section}:"),
+                 f"missing section '{section}' (a mapping)")
+    for domain, outcome in policy["outcomes"].items():
+        where = _locate(path, "outcomes:", f"{domain}:")
+        _require(domain in SUB_DOMAINS, where, f"outcomes: unknown sub_domain {domain!r}")
+        _require(outcome in OUTCOMES, where,
+                 f"outcomes: {domain}: unknown outcome {outcome!r} (one of {', '.join(OUTCOMES)})")
+    missing = [d for d in SUB_DOMAINS if d not in policy["outcomes"]]
+    _require(not missing, _locate(path, "outcomes:"), f"outcomes: no outcome for {', '.join(missing)}")
+    for state, spec in policy["scheduler_states"].items():
+        where = _locate(path, "scheduler_states:", f"{state}:")
+        _require(isinstance(spec, dict) and spec.get("sub_domain") in SUB_DOMAINS, where,
+                 f"scheduler_states: {state}: needs a known sub_domain")
+    for domain, spec in policy["explained_by"].items():
+        where = _locate(path, "explained_by:", f"{domain}:")
+        named = [d for key in ("same_node", "any_node") for d in (spec or {}).get(key, [])]
+        bad = [d for d in [domain, *named] if d not in SUB_DOMAINS]
+        if bad:
+            raise RuleError(f"{where}: explained_by: unknown sub_domain {bad[0]!r}")
+
+
+def _xid_catalog(path: Path) -> dict[int, dict[str, Any]]:
+    catalog = {}
+    for line, row in enumerate(_read_csv(path), start=2):
+        where = f"{path.name}:{line}"
+        try:
+            xid, priority = int(row["xid"]), int(row["priority"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise RuleError(f"{where}: xid and priority must be whole numbers") from exc
+        _require(row.get("sub_domain") in SUB_DOMAINS, where, f"unknown sub_domain {row.get('sub_domain')!r}")
+        _require(row.get("role") in ROLES, where, f"role must be one of {ROLES}")
+        catalog[xid] = {**row, "priority": priority}
+    return catalog

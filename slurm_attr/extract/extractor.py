@@ -8,7 +8,7 @@ cost per byte close to a single regex scan, and memory flat whatever the file si
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -299,7 +299,9 @@ class Extractor:
             decoder = DECODERS.get(pattern.decoder)
             if decoder is None:
                 return None
-            return decoder(fields, DecodeContext(self.ruleset, self.workload, before))
+            found = decoder(fields, DecodeContext(self.ruleset, self.workload, before))
+            # What the rule file says about this pattern wins over the decoder's defaults.
+            return replace(found, **pattern.overrides) if found and pattern.overrides else found
         return Classification(
             role=pattern.role, sub_domain=pattern.sub_domain, priority=pattern.priority,
             summary=render(pattern.summary, fields), code=render(pattern.code, fields) or None,
