@@ -70,9 +70,9 @@ class Ruleset:
 
 def builtin_dir() -> Path:
     """The rules shipped with the package (a plain directory: the package is installed as files)."""
-    from slurm_attr import builtin_rules
+    import importlib  # the package maps slurm_attr.builtin_rules onto the top-level rules/
 
-    return Path(builtin_rules.__file__).parent
+    return Path(str(importlib.import_module("slurm_attr.builtin_rules").__file__)).parent
 
 
 def _require(cond: bool, where: str, message: str) -> None:
@@ -184,7 +184,8 @@ def _patterns(path: Path) -> list[Pattern]:
     from slurm_attr.decode.registry import DECODERS  # the decoders import this module
 
     raw_patterns = _read_yaml(path).get("patterns")
-    _require(isinstance(raw_patterns, list), path.name, "needs a 'patterns' list")
+    if not isinstance(raw_patterns, list):
+        raise RuleError(f"{path.name}: needs a 'patterns' list")
     patterns, seen = [], set()
     for raw in raw_patterns:
         where = _locate(path, f"id: {raw.get('id')}") if isinstance(raw, dict) else path.name
