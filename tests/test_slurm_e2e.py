@@ -8,13 +8,18 @@ missing unless SLURM_ATTR_REQUIRE_CLUSTER=1 (CI sets it, so there it fails inste
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
+import secrets
 import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -22,11 +27,17 @@ import pytest
 from sqlalchemy import create_engine, text
 
 ROOT = Path(__file__).resolve().parent.parent
-DIR = Path("/tmp/slurm-attr-e2e")
+# Everything this run owns is its own: the directory (state, logs, munge socket, PostgreSQL), the
+# cluster name (and so its accounting database slurm_acct_<name>) and, picked at start, every
+# port. Two checkouts can run this module on one host at once.
+RUN_ID = f"{os.getpid()}{secrets.token_hex(3)}"
+DIR = Path(tempfile.gettempdir()) / f"slurm-attr-e2e-{RUN_ID}"
+CLUSTER = f"e2e{RUN_ID}"
+# The lock tools/slurm-cluster takes while it picks ports and starts daemons; PostgreSQL's port is
+# picked and taken under it too.
+LOCK = Path(tempfile.gettempdir()) / "slurm-attr-cluster.lock"
 PG_BIN = next(iter(sorted(Path("/usr/lib/postgresql").glob("*/bin"))), None) \
     if Path("/usr/lib/postgresql").is_dir() else None
-PG_PORT = 55433
-PG_URL = f"postgresql+psycopg://postgres@127.0.0.1:{PG_PORT}/attr"
 
 pytestmark = pytest.mark.slurm
 
@@ -49,9 +60,17 @@ def _sh(*argv: str, check: bool = True, env: dict | None = None, timeout: int = 
     return result.stdout
 
 
-ENV = dict(os.environ, SLURM_ATTR_CLUSTER_DIR=str(DIR), SLURM_ATTR_CLUSTER_PORT_BASE="16900",
-           SLURM_ATTR_CLUSTER_NAME="attre2e", SLURM_CONF=str(DIR / "etc/slurm.conf"),
+ENV = dict(os.environ, SLURM_ATTR_CLUSTER_DIR=str(DIR), SLURM_ATTR_CLUSTER_NAME=CLUSTER,
+           SLURM_ATTR_CLUSTER_LOCK=str(LOCK), SLURM_CONF=str(DIR / "etc/slurm.conf"),
            SLURM_ATTR_CONFIG=str(DIR / "e2e.toml"), PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}")
+ENV.pop("SLURM_ATTR_CLUSTER_PORT_BASE", None)  # free ports, never a fixed base
+
+
+@contextlib.contextmanager
+def _port_lock() -> Iterator[None]:
+    with open(LOCK, "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        yield
 
 
 class PrivatePostgres:
@@ -59,6 +78,11 @@ class PrivatePostgres:
 
     def __init__(self, root: Path) -> None:
         self.data = root / "pgdata"
+        self.port = 0
+
+    @property
+    def url(self) -> str:
+        return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/attr"
 
     def _pg(self, *args: str) -> None:
         subprocess.run(["runuser", "-u", "postgres", "--", str(PG_BIN / "pg_ctl"), "-D", str(self.data),
@@ -70,46 +94,70 @@ class PrivatePostgres:
         shutil.chown(self.data.parent, "postgres")
         subprocess.run(["runuser", "-u", "postgres", "--", str(PG_BIN / "initdb"), "-D", str(self.data),
                         "-A", "trust", "-U", "postgres"], check=True, capture_output=True, timeout=120)
-        self.start()
-        admin = create_engine(f"postgresql+psycopg://postgres@127.0.0.1:{PG_PORT}/postgres",
-                              isolation_level="AUTOCOMMIT")
+        with _port_lock():  # no other run picks the port between our choice and the server's bind
+            self.port = int(_sh(str(ROOT / "tools/slurm-cluster"), "ports", "1"))
+            self.start()
+        admin = create_engine(self.url.removesuffix("/attr") + "/postgres", isolation_level="AUTOCOMMIT")
         with admin.connect() as conn:
             conn.execute(text("CREATE DATABASE attr"))
         admin.dispose()
 
     def start(self) -> None:
-        self._pg("-o", f"-p {PG_PORT} -k /tmp -c listen_addresses=127.0.0.1", "start")
+        # The socket goes beside the data, not in /tmp where another run's server could sit.
+        self._pg("-o", f"-p {self.port} -k {self.data.parent} -c listen_addresses=127.0.0.1", "start")
 
     def stop(self) -> None:
         self._pg("-m", "fast", "stop")
 
+    def kill(self) -> None:
+        """Whatever state it is in (a test may have left it stopped)."""
+        subprocess.run(["runuser", "-u", "postgres", "--", str(PG_BIN / "pg_ctl"), "-D", str(self.data),
+                        "-m", "immediate", "stop"], capture_output=True, timeout=60)
+
+
+PG = PrivatePostgres(DIR / "pg")
+
 
 @pytest.fixture(scope="module")
-def cluster():
+def cluster(tmp_path_factory):
     reason = _missing()
     if reason:
         if os.environ.get("SLURM_ATTR_REQUIRE_CLUSTER") == "1":
             pytest.fail(f"the Slurm cluster is required here: {reason}")
         pytest.skip(reason)
-    subprocess.run(["runuser", "-u", "postgres", "--", str(PG_BIN / "pg_ctl"), "-D",
-                    str(DIR / "pg/pgdata"), "-m", "immediate", "stop"], capture_output=True)
-    _sh(str(ROOT / "tools/slurm-cluster"), "fresh", timeout=300)
-    pg = PrivatePostgres(DIR / "pg")
-    pg.create()
-    (DIR / "e2e.toml").write_text(
-        f'db = "{PG_URL}"\nspool = "{DIR}/attr-spool"\n'
-        f'node_logs = ["{DIR}/nodelogs/{{node}}/syslog*"]\n'
-        f'controller_logs = ["{DIR}/log/slurmctld.log*"]\njob_output_roots = ["{DIR}/jobs"]\n'
-        "settle_s = 1\nlease_s = 6\nbackoff_s = 1\nmax_tries = 30\n")
-    yield pg
-    _sh(str(ROOT / "tools/slurm-cluster"), "stop", check=False)
-    pg.stop()
+    DIR.mkdir(mode=0o755)  # the name is ours: it did not exist
+    try:
+        _sh(str(ROOT / "tools/slurm-cluster"), "start", timeout=900)  # may wait for another run's start
+        PG.create()
+        (DIR / "e2e.toml").write_text(
+            f'db = "{PG.url}"\nspool = "{DIR}/attr-spool"\n'
+            f'node_logs = ["{DIR}/nodelogs/{{node}}/syslog*"]\n'
+            f'controller_logs = ["{DIR}/log/slurmctld.log*"]\njob_output_roots = ["{DIR}/jobs"]\n'
+            "settle_s = 1\nlease_s = 6\nbackoff_s = 1\nmax_tries = 30\n")
+        yield PG
+    finally:
+        _teardown(tmp_path_factory.mktemp("e2e-logs"))
+
+
+def _teardown(logs: Path) -> None:
+    """Keep the logs (pytest's temporary directory, rotated), then leave nothing behind: no daemon,
+    no slurmstepd, no accounting database, no directory."""
+    PG.kill()
+    for name in ("log", "worker.log", "pg/pg.log", "munge/munged.log"):
+        source = DIR / name
+        if source.is_dir():
+            shutil.copytree(source, logs / name)
+        elif source.exists():
+            (logs / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(source, logs / name)
+    _sh(str(ROOT / "tools/slurm-cluster"), "destroy", check=False)
+    print(f"e2e logs: {logs}")
 
 
 def _worker(*extra: str) -> subprocess.Popen:
     log = open(DIR / "worker.log", "a")  # noqa: SIM115 - the process owns it
-    return subprocess.Popen([sys.executable, "-m", "slurm_attr.cli", "worker", "--poll", "0.5", "-v",
-                             *extra], env=ENV, stdout=log, stderr=subprocess.STDOUT)
+    # The default poll interval: the worker must wake on the spool and on due jobs by itself.
+    return subprocess.Popen([sys.executable, "-m", "slurm_attr.cli", "worker", "-v", *extra], env=ENV, stdout=log, stderr=subprocess.STDOUT)
 
 
 def _stop(proc: subprocess.Popen) -> None:
@@ -136,7 +184,7 @@ def wait_until(predicate, timeout: float, what: str, step: float = 0.3):
 
 
 def rows(sql: str, **params) -> list:
-    engine = create_engine(PG_URL)
+    engine = create_engine(PG.url)
     try:
         with engine.connect() as conn:
             return list(conn.execute(text(sql), params))

@@ -182,3 +182,14 @@ def counts(store: Store) -> dict[str, int]:
 
     with store.sessions() as s:
         return dict(s.execute(select(QueueEntry.state, func.count()).group_by(QueueEntry.state)).all())
+
+
+def seconds_until_due(store: Store) -> float | None:
+    """Seconds until the earliest queued job can be claimed: a pending job's `not_before` (the
+    settle delay, a retry's backoff) or a lease running out (its worker died). None: nothing
+    waits. Negative: one is due already."""
+    with store.sessions() as s:
+        pending = s.scalar(select(func.min(QueueEntry.not_before)).where(QueueEntry.state == "pending"))
+        leased = s.scalar(select(func.min(QueueEntry.lease_until)).where(QueueEntry.state == "leased"))
+    due = [t for t in (aware(pending), aware(leased)) if t is not None]
+    return (min(due) - datetime.now(UTC)).total_seconds() if due else None

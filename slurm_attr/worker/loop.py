@@ -27,7 +27,7 @@ from slurm_attr.scope.slurm import FAILURE_STATES, SlurmClient, SlurmCommands, S
 from slurm_attr.store import queue
 from slurm_attr.store.repository import Store
 from slurm_attr.worker.spool import SpoolEntry, read_entries, set_aside
-from slurm_attr.worker.watch import SpoolWatcher, seconds_until_due
+from slurm_attr.worker.watch import SpoolWatcher
 
 log = logging.getLogger("slurm_attr.worker")
 
@@ -87,7 +87,7 @@ class Worker:
 
     def _idle_for(self, poll_s: float) -> float:
         """Seconds to sleep: until the earliest queued job is due, at most `poll_s`."""
-        due = seconds_until_due(self.store)
+        due = queue.seconds_until_due(self.store)
         if due is None:
             return poll_s
         # A little past the due time (claims compare with the clock); never 0, which would spin
