@@ -116,6 +116,7 @@ class PrivatePostgres:
 
 
 PG = PrivatePostgres(DIR / "pg")
+NODE_ZONE = "America/Chicago"
 
 
 @pytest.fixture(scope="module")
@@ -133,7 +134,10 @@ def cluster(tmp_path_factory):
             f'db = "{PG.url}"\nspool = "{DIR}/attr-spool"\n'
             f'node_logs = ["{DIR}/nodelogs/{{node}}/syslog*"]\n'
             f'controller_logs = ["{DIR}/log/slurmctld.log*"]\njob_output_roots = ["{DIR}/jobs"]\n'
-            "settle_s = 1\nlease_s = 6\nbackoff_s = 1\nmax_tries = 30\n")
+            "settle_s = 1\nlease_s = 6\nbackoff_s = 1\nmax_tries = 30\n"
+            # The nodes log classic syslog lines (no UTC offset) in Chicago time; the ISO lines
+            # the other tests append carry their offset, which always wins.
+            f'node_log_timezone = "{NODE_ZONE}"\n')
         yield PG
     finally:
         _teardown(tmp_path_factory.mktemp("e2e-logs"))
@@ -315,6 +319,8 @@ def test_requeued_job_gets_one_diagnosis_per_attempt(scenario):
     first, second = diagnoses(scenario["requeue"])
     assert (first[0], second[0]) == (0, 1)
     assert first[3]["terminal_state"] == "REQUEUED"
+    # `scontrol requeue` by an admin: the scheduler's own doing, not a preemption
+    assert (first[3]["sub_domain"], first[3]["outcome"]) == ("requeued", "scheduler"), first[3]["verdict"]
     assert second[3]["sub_domain"] == "application", second[3]["verdict"]
     assert "ValueError" in second[3]["root_cause"]["code"] + second[3]["root_cause"]["explanation"]
 
@@ -394,3 +400,52 @@ def test_backfill_finds_the_failed_attempts_in_sacct_history(scenario, tmp_path)
     expected = {(scenario[k], 0) for k in ("gpu", "timeout", "node_fail", "cancel", "requeue")}
     assert expected | {(scenario["requeue"], 1)} <= found
     assert all(j != scenario["success"] for j, _ in found)
+
+
+def test_backfill_leaves_diagnosed_attempts_alone_and_redo_never_makes_them_worse(scenario):
+    before = {(j, a): (sub, out) for j in scenario.values() for a, sub, out, *_ in diagnoses(j)}
+    backfill = [sys.executable, "-m", "slurm_attr.cli", "backfill", "--since", "2h", "--wait", "60"]
+    result = subprocess.run(backfill, env=ENV, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "already diagnosed were left alone" in result.stderr and "queued 0 failed" in result.stderr
+    result = subprocess.run([*backfill, "--redo"], env=ENV, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "still queued" not in result.stderr  # --wait saw every attempt through
+    current = rows("SELECT a.job_id, a.attempt, d.sub_domain, d.outcome FROM diagnoses d "
+                   "JOIN attempts a ON a.id = d.attempt_id WHERE d.is_current")
+    after = {(j, a): (sub, out) for j, a, sub, out in current if (j, a) in before}
+    assert after == before  # the hook's output names were reused: the job output was read again
+    (second,) = [r[0] for r in rows(
+        "SELECT b.document FROM diagnoses d JOIN attempts a ON a.id = d.attempt_id "
+        "JOIN diagnosis_documents b ON b.diagnosis_id = d.id "
+        "WHERE a.job_id = :job AND a.attempt = 1 AND d.is_current", job=scenario["requeue"])]
+    assert "ValueError" in second["root_cause"]["code"] + second["root_cause"]["explanation"]
+
+
+CHICAGO_XID = "kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
+
+
+def test_node_logs_in_a_local_zone_are_placed_on_the_job_timeline(cluster, scenario, tmp_path):
+    """The node writes classic syslog in Chicago time: read as UTC the Xid would land hours
+    before the job; with node_log_timezone it is the root cause."""
+    from zoneinfo import ZoneInfo
+
+    job = sbatch("-w", "node04", "-o", "tz-%j.out", "--wrap", "sleep 6; exit 1")
+    wait_until(lambda: squeue_state(job) == "RUNNING", 60, "the job to run")
+    time.sleep(2)
+    stamp = datetime.now(ZoneInfo(NODE_ZONE)).strftime("%b %e %H:%M:%S")
+    with open(DIR / "nodelogs" / "node04" / "syslog", "a") as fh:
+        fh.write(f"{stamp} node04 {CHICAGO_XID}\n")
+    worker = _worker()
+    try:
+        wait_until(lambda: len(diagnoses(job)) == 1, 120, "the job to be diagnosed")
+    finally:
+        _stop(worker)
+    d = _one(job)
+    assert (d["sub_domain"], d["affected_nodes"]) == ("gpu", ["node04"]), d["verdict"]
+    # The same line read as UTC (a config without the zone) is hours before the job: not the cause.
+    utc_config = tmp_path / "utc.toml"
+    utc_config.write_text((DIR / "e2e.toml").read_text().replace(f'node_log_timezone = "{NODE_ZONE}"', ""))
+    out = _sh(sys.executable, "-m", "slurm_attr.cli", "analyze", "--job", job, "--format", "json",
+              env={**ENV, "SLURM_ATTR_CONFIG": str(utc_config), "TZ": "UTC"})
+    assert json.loads(out)["sub_domain"] != "gpu"
