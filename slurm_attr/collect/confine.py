@@ -63,10 +63,11 @@ class Listing:
 
 class Root:
     """A directory whose contents are untrusted. The root itself is the caller's choice (a path an
-    admin named), so it is resolved once; nothing below it is ever resolved."""
+    admin named), so links on the way to it are followed, once; nothing below it is."""
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
+        self._fd = -1
         try:
             self._fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         except NotADirectoryError as exc:
