@@ -12,7 +12,7 @@ from slurm_attr.config import Settings
 from slurm_attr.connectors.bundle import BundleCollector
 from slurm_attr.engine.pipeline import Engine
 from slurm_attr.model import Observations, Workload
-from slurm_attr.output.diagnosis import build
+from slurm_attr.output.diagnosis import document
 from slurm_attr.scope.static import BundleError, load_workload
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 def diagnose(workload: Workload, obs: Observations, rules_dir: str | None = None) -> dict[str, Any]:
     ruleset = rules.load(rules_dir)
     events, verdict = Engine(ruleset, workload).run(obs)
-    return build(workload, obs, events, verdict, ruleset)
+    return document(workload, obs, events, verdict, ruleset)
 
 
 def diagnose_attempt(facts: dict[str, Any], cluster: str, env: dict[str, str], settings: Settings,

@@ -221,7 +221,7 @@ def _cut_line(line: bytes) -> bytes:
     return line[:MAX_LINE]
 
 
-def decode(raw: bytes) -> tuple[str, bool]:
+def text_of(raw: bytes) -> tuple[str, bool]:
     """Text for a line; the flag says bytes were not valid UTF-8 and were replaced."""
     if raw.isascii():
         return raw.decode("ascii"), False

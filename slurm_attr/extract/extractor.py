@@ -19,9 +19,9 @@ from slurm_attr.collect.files import (
     ReadStats,
     clean,
     count_lines,
-    decode,
     is_gzip,
     iter_blocks,
+    text_of,
 )
 from slurm_attr.decode import DECODERS, Classification, DecodeContext
 from slurm_attr.decode.base import RANK_PREFIX, normalize_pci, render, strip_rank
@@ -147,7 +147,7 @@ class Extractor:
 
     def _first_time(self, lines: list[bytes], scan: FileScan) -> datetime | None:
         for raw in lines[:_STAMP_SCAN_LINES]:
-            stamp = scan.clock.parse(decode(raw)[0])
+            stamp = scan.clock.parse(text_of(raw)[0])
             if stamp.when is not None and stamp.quality != "boot_relative":
                 return stamp.when
         return None
@@ -185,14 +185,14 @@ class Extractor:
 
     def _head_stamps(self, block: bytes, scan: FileScan) -> None:
         for raw in block[: 1 << 16].split(b"\n")[:_STAMP_SCAN_LINES]:
-            stamp = self._stamp(decode(raw)[0], scan)
+            stamp = self._stamp(text_of(raw)[0], scan)
             if stamp.when is not None:
                 scan.coverage.saw(stamp.when)
                 return
 
     def _tail_stamps(self, block: bytes, scan: FileScan) -> None:
         for raw in reversed(block[-(1 << 16):].split(b"\n")[-_STAMP_SCAN_LINES:]):
-            stamp = scan.clock.parse(decode(raw)[0])
+            stamp = scan.clock.parse(text_of(raw)[0])
             if stamp.when is not None:
                 scan.coverage.saw(stamp.when)
                 return
@@ -210,7 +210,7 @@ class Extractor:
         if len(raw) > MAX_LINE:
             raw = raw[:MAX_LINE]
             scan.problems.append(f"line longer than {MAX_LINE} bytes was cut")
-        text, replaced = decode(raw)
+        text, replaced = text_of(raw)
         if replaced:
             scan.problems.append("bytes that are not UTF-8 were replaced")
         text = text.rstrip("\r")
@@ -344,7 +344,7 @@ class Extractor:
         """Two lines either side of a hit, for showing the evidence in context."""
         before = tuple(clean(x)[:300] for x in self._lines_before(buf, start, _CONTEXT_LINES))
         after = buf[end + 1: end + 1 + 4096].split(b"\n")[:_CONTEXT_LINES]
-        return before, tuple(clean(decode(x)[0])[:300] for x in after if x)
+        return before, tuple(clean(text_of(x)[0])[:300] for x in after if x)
 
     @staticmethod
     def _lines_before(buf: bytes, start: int, count: int) -> list[str]:
@@ -352,7 +352,7 @@ class Extractor:
         chunk = buf[lo:start].split(b"\n")[:-1]
         if lo > 0:
             chunk = chunk[1:]
-        return [decode(x)[0].rstrip("\r") for x in chunk[-count:]]
+        return [text_of(x)[0].rstrip("\r") for x in chunk[-count:]]
 
     def _carried_time(self, buf: bytes, start: int, scan: FileScan):
         for line in reversed(self._lines_before(buf, start, _CARRY_LINES)):

@@ -81,8 +81,8 @@ def _affected_nodes(workload: Workload, root: Event | None, candidates: list[Eve
     return []
 
 
-def build(workload: Workload, obs: Observations, events: list[Event], verdict: Verdict,
-          ruleset: Ruleset) -> dict[str, Any]:
+def document(workload: Workload, obs: Observations, events: list[Event], verdict: Verdict,
+             ruleset: Ruleset) -> dict[str, Any]:
     root = verdict.root
     outcomes = ruleset.policy["outcomes"]
     root_cause = _root_cause(root, events, ruleset) if root is not None else None
