@@ -22,13 +22,15 @@ from pathlib import Path
 XID = b"Nov 20 10:30:00 gpu-01 kernel: NVRM: Xid (PCI:0000:18:00): 79, pid=1, GPU has fallen off the bus.\n"
 WORKLOAD = {"cluster": "bench", "job_id": "4242", "nodes": "gpu-[01-02]", "state": "FAILED",
             "start": "2026-11-20T10:00:00+00:00", "end": "2026-11-20T11:00:00+00:00", "exit_code": "1:0"}
+# Peak RSS from VmHWM: ru_maxrss would keep the high-water mark of the process we were forked from.
 PROBE = """
-import json, resource, sys, time
+import json, re, sys, time
 from slurm_attr.analyze import analyze_bundle
 t = time.monotonic()
 d = analyze_bundle(sys.argv[1])
 cov = next(c for c in d["coverage"] if c["collector"] == "job_output")
-print(json.dumps({"s": time.monotonic() - t, "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+hwm = int(re.search(r"VmHWM:\\s*(\\d+)", open("/proc/self/status").read()).group(1))
+print(json.dumps({"s": time.monotonic() - t, "rss": hwm / 1024,
                   "status": cov["status"], "read_mb": cov["bytes"] / 2**20, "verdict": d["sub_domain"]}))
 """
 

@@ -61,13 +61,15 @@ def cli(*args: str, db: Path | None = None, timeout: float = 60) -> Run:
 
 def measured_analysis(bundle: Path, timeout: float = 120) -> dict:
     """Analyse a bundle in a fresh process; returns its coverage, peak RSS (MB) and seconds."""
+    # VmHWM, not ru_maxrss: the latter keeps the high-water mark of the (big) test process the
+    # child was forked from.
     code = (
-        "import json, resource, sys, time\n"
+        "import json, re, sys, time\n"
         "from slurm_attr.analyze import analyze_bundle\n"
         "t = time.monotonic(); d = analyze_bundle(sys.argv[1])\n"
+        "hwm = re.search(r'VmHWM:\\s*(\\d+)', open('/proc/self/status').read())\n"
         "print(json.dumps({'coverage': d['coverage'], 'sub_domain': d['sub_domain'],\n"
-        "  'seconds': time.monotonic() - t,\n"
-        "  'rss_mb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))\n"
+        "  'seconds': time.monotonic() - t, 'rss_mb': int(hwm.group(1)) / 1024}))\n"
     )
     result = subprocess.run([sys.executable, "-c", code, str(bundle)], capture_output=True, text=True,
                             timeout=timeout, check=True)
