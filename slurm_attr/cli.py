@@ -6,7 +6,7 @@ import logging
 import sys
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -157,7 +157,8 @@ def _settings() -> Settings:
 @click.option("--partition")
 @click.option("--user")
 @click.option("--node")
-@click.option("--sub-domain")
+@click.option("--sub-domain", "sub_domains", multiple=True,
+              help="One or more (a comma list, or the option repeated).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "csv", "html"]),
               default="text", show_default=True)
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False),
@@ -166,13 +167,14 @@ def _settings() -> Settings:
               help="Write a page for at most this many (most recent) attempts.")
 @click.option("--db", envvar="SLURM_ATTR_DB", help=DB_HELP)
 def report(since: str, until: str | None, cluster: str | None, partition: str | None,
-           user: str | None, node: str | None, sub_domain: str | None, fmt: str,
+           user: str | None, node: str | None, sub_domains: tuple[str, ...], fmt: str,
            out: Path | None, max_job_pages: int, db: str | None) -> None:
     """Report the failures diagnosed in a time window."""
     from slurm_attr.report import render
     from slurm_attr.report.query import Filters, load_frame
     from slurm_attr.store.repository import Store
 
+    sub_domain = ",".join(sub_domains) or None
     window = Filters(*_window(since, until), cluster, partition, user, node, sub_domain)
     with Store.open(db) as store:
         df = load_frame(store, window)
@@ -437,15 +439,21 @@ def epilog_install(spool: Path | None, dest: Path, slurm_conf: Path | None, slur
               help="Serve HTTPS directly (sites without a proxy).")
 @click.option("--ssl-keyfile", type=click.Path(exists=True, dir_okay=False), default=None)
 @click.option("--access-log/--no-access-log", default=True, show_default=True)
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
+              help="Worker processes (the API is CPU-bound Python: one per core).")
 @click.option("--db", envvar="SLURM_ATTR_DB", help=DB_HELP)
 def serve(host: str, port: int, root_path: str, token_file: Path | None, drain: bool,
-          ssl_certfile: str | None, ssl_keyfile: str | None, access_log: bool, db: str | None) -> None:
+          ssl_certfile: str | None, ssl_keyfile: str | None, access_log: bool, workers: int,
+          db: str | None) -> None:
     """Serve the REST attribution API (/v1, docs at /docs) and the live dashboard (/)."""
     # Imported here: the other commands must not pay for the web stack at start-up.
+    import json
+    import os
+
     try:
         import uvicorn
 
-        from slurm_attr.service.app import create_app
+        from slurm_attr.service.app import SERVE_ENV, create_app
         from slurm_attr.service.auth import TokenFileError, Tokens
     except ImportError as exc:
         raise click.ClickException(f"the service needs its extra: pip install 'slurm-attr[service]' "
@@ -458,10 +466,18 @@ def serve(host: str, port: int, root_path: str, token_file: Path | None, drain: 
         tokens = Tokens.load(source)
     except TokenFileError as exc:
         raise click.ClickException(str(exc)) from exc
-    app = create_app(settings, db, tokens, drain=drain)
-    uvicorn.run(app, host=host, port=port, root_path=root_path, ssl_certfile=ssl_certfile,
-                ssl_keyfile=ssl_keyfile, access_log=access_log, log_level="info",
-                proxy_headers=True, server_header=False)
+    common: dict[str, Any] = {"host": host, "port": port, "root_path": root_path,
+                              "ssl_certfile": ssl_certfile, "ssl_keyfile": ssl_keyfile,
+                              "access_log": access_log, "log_level": "info", "proxy_headers": True,
+                              "server_header": False}
+    if workers == 1:
+        uvicorn.run(create_app(settings, db, tokens, drain=drain), **common)
+        return
+    # Several processes: uvicorn starts each from an import string, so the arguments travel in
+    # the environment (the token file's path, never a token).
+    os.environ[SERVE_ENV] = json.dumps({"db": db or settings.db, "tokens": str(source.absolute()),
+                                        "drain": drain})
+    uvicorn.run("slurm_attr.service.app:from_environment", factory=True, workers=workers, **common)
 
 
 def main() -> None:

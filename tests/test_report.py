@@ -66,6 +66,11 @@ def test_formats_and_filters(db):
                    if json.loads((b / "expected.json").read_text())["sub_domain"] == "gpu"]
     assert {r["sub_domain"] for r in gpu["diagnoses"]} == {"gpu"}
     assert len(gpu["diagnoses"]) == len(gpu_samples) >= 2
+    comma = json.loads(runner.invoke(cli, [*base, "--format", "json", "--sub-domain", "gpu,host"]).stdout)
+    repeated = json.loads(runner.invoke(cli, [*base, "--format", "json", "--sub-domain", "gpu",
+                                              "--sub-domain", "host"]).stdout)
+    assert comma["diagnoses"] == repeated["diagnoses"]
+    assert {r["sub_domain"] for r in repeated["diagnoses"]} == {"gpu", "host"}
     node = json.loads(runner.invoke(cli, [*base, "--format", "json", "--node", "gpu-005"]).stdout)
     assert [r["root_code"] for r in node["diagnoses"]] == ["XID 79"]
     table = list(csv.DictReader(io.StringIO(runner.invoke(cli, [*base, "--format", "csv"]).stdout)))

@@ -23,12 +23,14 @@ from slurm_attr.report.query import (
     load_documents,
     load_nodes,
     load_pages,
+    node_timelines,
 )
 from slurm_attr.sanitize import clean, clean_lines, csv_cell
 from slurm_attr.store.repository import Store
 
-TABLE_FIELDS = ["cluster", "job_id", "attempt", "user", "partition", "nodelist", "end", "state",
-                "outcome", "sub_domain", "root_code", "gpu_hours", "verdict"]
+TABLE_FIELDS = ["cluster", "job_id", "attempt", "name", "user", "partition", "nodelist", "root_node",
+                "end", "state", "exit_code", "outcome", "sub_domain", "evidence_status", "root_code",
+                "gpu_hours", "node_hours", "verdict"]
 PALETTE = {"gpu": "#e4572e", "gpu_memory": "#f3a712", "nvlink": "#a8c686", "network": "#29335c",
            "storage": "#669bbc", "host": "#8f2d56", "application": "#2a9d8f", "gpu_oom": "#76c893",
            "host_oom": "#168aad", "time_limit": "#b5838d", "preemption": "#6d6875",
@@ -51,6 +53,7 @@ def _table(df: pd.DataFrame) -> pd.DataFrame:
     out = df[TABLE_FIELDS].copy()
     out["end"] = out["end"].map(pd.Timestamp.isoformat)
     out["gpu_hours"] = out["gpu_hours"].astype(float).round(2)
+    out["node_hours"] = out["node_hours"].astype(float).round(2)
     out["attempt"] = out["attempt"].astype(int)
     return out
 
@@ -60,7 +63,9 @@ def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def render_json(df: pd.DataFrame) -> str:
-    return json.dumps({"diagnoses": _records(df) if not df.empty else []}, indent=2) + "\n"
+    """The rows and the query they answer (load_frame keeps it in the frame's attrs)."""
+    return json.dumps({"query": df.attrs.get("query"), "count": len(df),
+                       "diagnoses": _records(df) if not df.empty else []}, indent=2) + "\n"
 
 
 def render_csv(df: pd.DataFrame) -> str:
@@ -77,19 +82,29 @@ def render_csv(df: pd.DataFrame) -> str:
 def render_text(df: pd.DataFrame, width: int = 160) -> str:
     if df.empty:
         return "No diagnosed failures in this window.\n"
-    lines = [f"{len(df)} failed attempts, {df['gpu_hours'].sum():.0f} GPU-hours lost", ""]
+    lines = [f"{len(df)} failed attempts, {_lost_text(df)}", ""]
     by = df.groupby(["outcome", "sub_domain"]).size().sort_values(ascending=False)
     lines += [f"  {o:<15} {s:<12} {n:>6}" for (o, s), n in by.items()] + [""]
-    header = f"{'END (UTC)':<17} {'JOB':<14} {'USER':<10} {'STATE':<13} {'SUB_DOMAIN':<12} ROOT CAUSE"
+    header = (f"{'END (UTC)':<17} {'JOB':<12} {'ATT':>3} {'NAME':<16} {'USER':<10} {'STATE':<13} "
+              f"{'EXIT':<6} {'SUB_DOMAIN':<12} {'ROOT NODE':<12} {'EVIDENCE':<12} ROOT CAUSE")
     lines.append(header)
     for row in df.head(500).itertuples():
-        job = f"{row.job_id}.{row.attempt}" if row.attempt else str(row.job_id)
-        text = (f"{row.end:%Y-%m-%d %H:%M} {clean(job)[:14]:<14} {clean(row.user)[:10]:<10} "
-                f"{row.state:<13} {row.sub_domain:<12} {clean(row.root_code or '-')}")
+        text = (f"{row.end:%Y-%m-%d %H:%M} {clean(str(row.job_id))[:12]:<12} {row.attempt:>3} "
+                f"{clean(row.name or '')[:16]:<16} {clean(row.user)[:10]:<10} {row.state:<13} "
+                f"{clean(row.exit_code or '')[:6]:<6} {row.sub_domain:<12} "
+                f"{clean(row.root_node or '-')[:12]:<12} {clean(row.evidence_status or '')[:12]:<12} "
+                f"{clean(row.root_code or '-')}")
         lines.append(text[:width])
     if len(df) > 500:
         lines.append(f"... {len(df) - 500} more (use --format csv or json)")
     return clean_lines("\n".join(lines)) + "\n"
+
+
+def _lost_text(df: pd.DataFrame) -> str:
+    gpu, node = float(df["gpu_hours"].sum()), float(df["node_hours"].sum())
+    if gpu == 0 and node > 0:
+        return f"{node:.0f} node-hours lost (no GPUs recorded)"
+    return f"{gpu:.0f} GPU-hours lost"
 
 
 # ---------------------------------------------------------------------------- html
@@ -157,33 +172,55 @@ def _job_bodies(store: Store, ids: list[int]) -> dict[int, str]:
     return bodies
 
 
-def _chart(df: pd.DataFrame) -> dict[str, Any]:
-    """Failures per hour or day, stacked by sub_domain, as data for an inline SVG."""
-    span = (df["end"].max() - df["end"].min()) if not df.empty else pd.Timedelta(0)
-    freq = "h" if span <= pd.Timedelta(days=2) else "D"
+def _chart(df: pd.DataFrame, window: tuple[Any, Any] | None = None) -> dict[str, Any]:
+    """Failures per hour, day or week, stacked by sub_domain, as data for an inline SVG. Every
+    bucket of the window is a slot, empty or not, so the time axis is even; the y-axis has ticks."""
     if df.empty:
-        return {"bars": [], "max": 0, "freq": freq, "domains": []}
-    bucket = df["end"].dt.floor(freq)
+        return {"bars": [], "max": 0, "freq": "h", "domains": [], "ticks": []}
+    first, last = df["end"].min(), df["end"].max()
+    if window is not None and pd.Timestamp(window[1]) - pd.Timestamp(window[0]) <= pd.Timedelta(days=400):
+        first, last = min(first, pd.Timestamp(window[0])), max(last, pd.Timestamp(window[1]))
+    span = last - first
+    freq = "h" if span <= pd.Timedelta(days=2) else "D" if span <= pd.Timedelta(days=400) else "W"
+    step = pd.Timedelta(hours=1) if freq == "h" else pd.Timedelta(days=1 if freq == "D" else 7)
+    start = first.floor("D") if freq == "W" else first.floor(freq)
+    slots = pd.date_range(start, max(last, start + 23 * step), freq=step)  # 24 slots at least
+    bucket = ((df["end"] - start) // step).astype(int)
     table = df.assign(bucket=bucket).pivot_table(index="bucket", columns="sub_domain",
                                                    values="job_id", aggfunc="count", fill_value=0)
+    table = table.reindex(range(len(slots)), fill_value=0)
     domains = [d for d in PALETTE if d in table.columns]
+    label = "%m-%d %H:00" if freq == "h" else "%Y-%m-%d"
     bars = []
-    for when, row in table.iterrows():
+    for when, (_, row) in zip(slots, table.iterrows(), strict=True):
         y, stack = 0, []
         for d in domains:
             if row[d]:
                 stack.append({"domain": d, "y": y, "n": int(row[d])})
                 y += int(row[d])
-        bars.append({"label": when.strftime("%m-%d %H:00" if freq == "h" else "%Y-%m-%d"),
-                     "total": y, "stack": stack})
-    return {"bars": bars, "max": max(b["total"] for b in bars), "freq": freq, "domains": domains}
+        bars.append({"label": when.strftime(label), "total": y, "stack": stack})
+    top = _nice(max(b["total"] for b in bars))
+    return {"bars": bars, "max": top, "freq": freq, "domains": domains,
+            "ticks": [0, top // 2, top] if top >= 2 else [0, top]}
 
 
-def _overview(df: pd.DataFrame, nodes: pd.DataFrame, store: Store) -> dict[str, Any]:
+def _nice(n: int) -> int:
+    """The smallest of 1, 2, 5, 10, 20, 50, ... at or above n (the y-axis top)."""
+    scale = 1
+    while True:
+        for m in (1, 2, 5):
+            if m * scale >= n:
+                return m * scale
+        scale *= 10
+
+
+def _overview(df: pd.DataFrame, nodes: pd.DataFrame, store: Store,
+              window: tuple[Any, Any] | None = None) -> dict[str, Any]:
     dead = load_dead_letters(store).to_dict("records")
     if df.empty:
-        return {"total": 0, "gpu_hours": 0, "by_outcome": [], "by_sub_domain": [], "nodes": [],
-                "causes": [], "lost": [], "dead": dead, "chart": _chart(df)}
+        return {"total": 0, "gpu_hours": 0, "hours": 0, "unit": "GPU", "by_outcome": [],
+                "by_sub_domain": [], "nodes": [], "causes": [], "lost": [], "dead": dead,
+                "chart": _chart(df, window)}
     by_node = nodes.merge(df[["diagnosis_id", "sub_domain"]], on="diagnosis_id")
     pairs = by_node.groupby(["node", "sub_domain"]).size().rename("n").reset_index()
     top = pairs.sort_values(["node", "n", "sub_domain"], ascending=[True, False, True]) \
@@ -193,13 +230,18 @@ def _overview(df: pd.DataFrame, nodes: pd.DataFrame, store: Store) -> dict[str, 
                  .sort_values(["failures", "node"], ascending=[False, True]).head(25))
     causes = (df.groupby(["sub_domain", "root_code"], dropna=False).size().rename("n")
               .sort_values(ascending=False).head(15).reset_index())
-    lost = df.groupby("sub_domain")["gpu_hours"].sum().sort_values(ascending=False).reset_index()
+    # A cluster without GPUs loses node-hours: count those rather than show 0.0 GPU-hours.
+    unit = "node" if df["gpu_hours"].sum() == 0 and df["node_hours"].sum() > 0 else "GPU"
+    column = "node_hours" if unit == "node" else "gpu_hours"
+    lost = (df.groupby("sub_domain")[column].sum().sort_values(ascending=False).rename("hours")
+            .reset_index())
     return {
         "total": len(df), "gpu_hours": float(df["gpu_hours"].sum()),
+        "hours": float(df[column].sum()), "unit": unit,
         "by_outcome": df["outcome"].value_counts().reset_index().values.tolist(),
         "by_sub_domain": df["sub_domain"].value_counts().reset_index().values.tolist(),
         "nodes": top_nodes.to_dict("records"), "causes": causes.fillna("-").to_dict("records"),
-        "lost": lost.to_dict("records"), "dead": dead, "chart": _chart(df),
+        "lost": lost.to_dict("records"), "dead": dead, "chart": _chart(df, window),
     }
 
 
@@ -219,14 +261,22 @@ def _badge(sub_domain: str) -> str:
 
 
 def _row_html(r: dict[str, Any], has_page: bool) -> str:
-    label = _e(f"{r['job_id']}.{r['attempt']}" if r["attempt"] else r["job_id"])
+    label = _e(r["job_id"])
     if has_page:
         label = f'<a href="{_ROOT}jobs/{page_name(r["cluster"], r["job_id"], r["attempt"])}">{label}</a>'
-    return (f"<tr><td>{label}</td><td>{_e(r['cluster'])}</td><td>{_e(r['user'])}</td>"
+    node = r.get("root_node") or ""
+    node_cell = f'<a href="{_ROOT}nodes/{node_page(node)}">{_e(node)}</a>' if node else "—"
+    if not r["gpu_hours"] and r.get("node_hours"):  # no GPUs: node-hours, marked as such
+        hours = f'<td class="num" title="node-hours: no GPUs recorded">{r["node_hours"]:.1f} n</td>'
+    else:
+        hours = f'<td class="num">{r["gpu_hours"]:.1f}</td>'
+    return (f"<tr><td>{label}</td><td class=\"num\">{int(r['attempt'])}</td>"
+            f"<td class=\"clip\" title=\"{_e(r.get('name') or '')}\">{_e(r.get('name') or '')}</td>"
+            f"<td>{_e(r['cluster'])}</td><td>{_e(r['user'])}</td>"
             f"<td>{_e(r['partition'])}</td><td class=\"mono\">{_e(r['nodelist'])}</td>"
+            f"<td class=\"mono\">{node_cell}</td>"
             f"<td class=\"mono\">{r['end'][:16].replace('T', ' ')}</td><td>{_e(r['state'])}</td>"
-            f"<td>{_e(r['outcome'])}</td><td>{_badge(r['sub_domain'])}</td>"
-            f"<td class=\"num\">{r['gpu_hours']:.1f}</td>"
+            f"<td>{_e(r['outcome'])}</td><td>{_badge(r['sub_domain'])}</td>{hours}"
             f"<td class=\"clip\" title=\"{_e(r['verdict'])}\">{_e(r['root_code'] or '—')}</td></tr>\n")
 
 
@@ -267,18 +317,34 @@ def write_site(store: Store, df: pd.DataFrame, f: Filters, out: Path, *,
     pages = [html[i:i + rows_per_page] for i in range(0, len(html), rows_per_page)] or [[]]
     poor = df[df["coverage_ok"] < 0.5].head(50)["diagnosis_id"].tolist() if not df.empty else []
     (out / "index.html").write_text(env.get_template("index.html").render(
-        root="", overview=_overview(df, nodes, store), recent=_rows(html[:20], ""),
+        root="", overview=_overview(df, nodes, store, (f.since, f.until)), recent=_rows(html[:20], ""),
         poor=_rows([rows[i] for i in poor], "") if poor else None, n_pages=len(pages), **ctx))
     template = env.get_template("jobs.html")
     for i, chunk in enumerate(pages, 1):
         name = "jobs.html" if i == 1 else f"jobs-{i}.html"
         (out / name).write_text(template.render(root="", rows=_rows(chunk, ""), page=i,
                                                 n_pages=len(pages), total=len(html), **ctx))
+    (out / "nodes.html").write_text(env.get_template("nodes.html").render(
+        root="", nodes=_nodes_index(df, nodes), **ctx))
     job_rows = df.head(max_job_pages) if not df.empty else df
     _write_job_pages(env, store, job_rows, out, ctx)
-    node_pages = _write_node_pages(env, df, nodes, rows, out, ctx)
+    node_pages = _write_node_pages(env, store, df, nodes, rows, out, ctx)
     return {"job_pages": len(job_rows), "table_pages": len(pages), "node_pages": node_pages,
             "rows": len(records)}
+
+
+def _nodes_index(df: pd.DataFrame, nodes: pd.DataFrame) -> list[dict[str, Any]]:
+    """Every implicated node: failures, its most common sub-domain, its last failure."""
+    if df.empty or nodes.empty:
+        return []
+    joined = nodes.merge(df[["diagnosis_id", "sub_domain", "end"]], on="diagnosis_id")
+    pairs = joined.groupby(["node", "sub_domain"]).size().rename("n").reset_index()
+    top = pairs.sort_values(["node", "n", "sub_domain"], ascending=[True, False, True]) \
+        .drop_duplicates("node").set_index("node")["sub_domain"]
+    per = joined.groupby("node").agg(failures=("diagnosis_id", "size"), last_end=("end", "max"))
+    per = per.join(top.rename("top")).reset_index().sort_values(["failures", "node"], ascending=[False, True])
+    return [{"node": r.node, "failures": int(r.failures), "top": r.top, "last_end": r.last_end}
+            for r in per.itertuples()]
 
 
 def _write_job_pages(env: Environment, store: Store, rows: pd.DataFrame, out: Path,
@@ -294,8 +360,8 @@ def _write_job_pages(env: Environment, store: Store, rows: pd.DataFrame, out: Pa
                   shell.page(f"Job {job_id}", bodies[diag_id]))
 
 
-def _write_node_pages(env: Environment, df: pd.DataFrame, nodes: pd.DataFrame, rows: dict[int, str],
-                      out: Path, ctx: dict[str, Any]) -> int:
+def _write_node_pages(env: Environment, store: Store, df: pd.DataFrame, nodes: pd.DataFrame,
+                      rows: dict[int, str], out: Path, ctx: dict[str, Any]) -> int:
     if df.empty or nodes.empty:
         return 0
     # Aggregate once for all nodes: a pandas groupby per node costs milliseconds each.
@@ -311,10 +377,12 @@ def _write_node_pages(env: Environment, df: pd.DataFrame, nodes: pd.DataFrame, r
         recurring.setdefault(rec["node"], []).append(rec)
     body = env.get_template("node_body.html")
     shell = _Shell(env, "page.html", {"root": "../", **ctx})
+    timelines = node_timelines(store, [str(n) for n in history], ctx["filters"], per_node=50)
     with _Writer() as write:
         for node, html in history.items():
             write(out / "nodes" / node_page(str(node)), shell.page(node, body.render(
-                node=node, n=len(html), rows=_rows(html, "../"), recurring=recurring[node])))
+                node=node, n=len(html), rows=_rows(html, "../"), recurring=recurring[node],
+                timeline=timelines.get(str(node)))))
     return len(history)
 
 
