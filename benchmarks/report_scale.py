@@ -21,12 +21,13 @@ from pathlib import Path
 from slurm_attr.analyze import analyze_bundle
 from slurm_attr.report.query import Filters, load_frame
 from slurm_attr.report.render import job_page_body, render_csv, write_site
-from slurm_attr.store.repository import Store
+from slurm_attr.store.repository import PageRenderer, Store
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_jobs"
 
 
-def fill(store: Store, n: int, now: datetime) -> None:
+def fill(store: Store, n: int, now: datetime, render_page: PageRenderer | None = job_page_body) -> None:
+    """N diagnoses over 30 days on 2,000 nodes, stored through the worker's save path."""
     rng = random.Random(1)
     templates = [analyze_bundle(b) for b in sorted(SAMPLES.iterdir()) if (b / "workload.json").exists()]
     nodes = [f"gpu-{i:04d}" for i in range(2000)]
@@ -35,7 +36,7 @@ def fill(store: Store, n: int, now: datetime) -> None:
         d = copy.deepcopy(rng.choice(templates))
         end = now - timedelta(seconds=rng.uniform(0, 30 * 86400))
         w = d["workload"]
-        w.update(job_id=str(1_000_000 + i), end=end.isoformat(),
+        w.update(job_id=str(1_000_000 + i), attempt=0, end=end.isoformat(),
                  start=(end - timedelta(seconds=w["elapsed_s"])).isoformat(),
                  user=f"user{rng.randint(1, 300)}", cluster="bench")
         picked = sorted(rng.sample(nodes, k=min(len(w["nodes"]), 8)))
@@ -43,7 +44,7 @@ def fill(store: Store, n: int, now: datetime) -> None:
         d["affected_nodes"] = picked[:1] if d["affected_nodes"] else []
         batch.append(d)
         if len(batch) == 500 or i == n - 1:
-            store.save_many(batch, render_page=job_page_body)
+            store.save_many(batch, render_page=render_page)
             batch = []
 
 

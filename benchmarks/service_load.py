@@ -12,7 +12,6 @@ latency and requests/s, and stops the server. Nothing leaves the loopback interf
 from __future__ import annotations
 
 import argparse
-import copy
 import http.client
 import io
 import os
@@ -28,8 +27,10 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
+
+import report_scale  # beside this script: the same fabricated fleet
 
 from slurm_attr.analyze import analyze_bundle
 from slurm_attr.output.diagnosis import dumps
@@ -42,25 +43,8 @@ TOKEN = uuid.uuid4().hex
 
 
 def fill(store: Store, n: int, now: datetime) -> None:
-    """N diagnoses over 30 days on 2,000 nodes, stored through the worker's save path."""
-    rng = random.Random(1)
-    templates = [analyze_bundle(b) for b in sorted(SAMPLES.iterdir()) if (b / "workload.json").exists()]
-    nodes = [f"gpu-{i:04d}" for i in range(2000)]
-    batch = []
-    for i in range(n):
-        d = copy.deepcopy(rng.choice(templates))
-        end = now - timedelta(seconds=rng.uniform(0, 30 * 86400))
-        w = d["workload"]
-        w.update(job_id=str(1_000_000 + i), attempt=0, end=end.isoformat(), cluster="bench",
-                 start=(end - timedelta(seconds=w["elapsed_s"])).isoformat(),
-                 user=f"user{rng.randint(1, 300)}")
-        picked = sorted(rng.sample(nodes, k=min(len(w["nodes"]), 8)))
-        w["nodes"], w["nodelist"] = picked, ",".join(picked)
-        d["affected_nodes"] = picked[:1] if d["affected_nodes"] else []
-        batch.append(d)
-        if len(batch) == 500 or i == n - 1:
-            store.save_many(batch)
-            batch = []
+    """The report benchmark's fleet, without rendering page bodies (the service never reads them)."""
+    report_scale.fill(store, n, now, render_page=None)
 
 
 @contextmanager
