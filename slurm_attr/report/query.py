@@ -61,7 +61,8 @@ class Filters:
 
 COLUMNS = ["diagnosis_id", "cluster", "job_id", "attempt", "name", "user", "partition", "nodelist",
            "n_nodes", "gpus_per_node", "start", "end", "elapsed_s", "state", "exit_code", "outcome",
-           "sub_domain", "evidence_status", "root_code", "verdict", "coverage_ok", "root_node"]
+           "sub_domain", "evidence_status", "root_code", "verdict", "coverage_ok", "root_node",
+           "recovered"]
 
 
 def _root_node():
@@ -70,13 +71,22 @@ def _root_node():
             .order_by(EventRow.position).limit(1).scalar_subquery())
 
 
+def _recovered():
+    """A requeued attempt whose job ran again and completed (the hook's later run was skipped as
+    COMPLETED): listed in reports, but not counted as a failed job."""
+    return (Attempt.state == "REQUEUED") & select(QueueEntry.id).where(
+        QueueEntry.cluster == Cluster.name, QueueEntry.job_id == Attempt.job_id,
+        QueueEntry.state == "skipped", QueueEntry.last_error == "COMPLETED",
+        QueueEntry.ended_at > Attempt.end_time).exists()
+
+
 def load_frame(store: Store, f: Filters) -> pd.DataFrame:
     q = (select(Diagnosis.id, Cluster.name, Attempt.job_id, Attempt.attempt, Attempt.name,
                 Attempt.user_name, Attempt.partition, Attempt.nodelist, Attempt.n_nodes,
                 Attempt.gpus_per_node, Attempt.start_time, Attempt.end_time, Attempt.elapsed_s,
                 Attempt.state, Attempt.exit_code, Diagnosis.outcome, Diagnosis.sub_domain,
                 Diagnosis.evidence_status, Diagnosis.root_code, Diagnosis.verdict,
-                Diagnosis.coverage_ok, _root_node())
+                Diagnosis.coverage_ok, _root_node(), _recovered())
          .join(Attempt, Diagnosis.attempt_id == Attempt.id)
          .join(Cluster, Attempt.cluster_id == Cluster.id)
          .where(Diagnosis.is_current.is_(True), Attempt.end_time >= f.since,
@@ -104,6 +114,7 @@ def load_frame(store: Store, f: Filters) -> pd.DataFrame:
     # Clusters without GPUs lose node-hours: the reports fall back to them (and say so).
     df["node_hours"] = df["n_nodes"] * df["elapsed_s"] / 3600.0
     df["root_node"] = df["root_node"].fillna("")
+    df["recovered"] = df["recovered"].fillna(False).astype(bool)
     df = df.sort_values(["end", "cluster", "job_id", "attempt"], ascending=[False, True, True, True])
     df.attrs["query"] = query
     return df

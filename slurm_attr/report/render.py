@@ -30,7 +30,7 @@ from slurm_attr.store.repository import Store
 
 TABLE_FIELDS = ["cluster", "job_id", "attempt", "name", "user", "partition", "nodelist", "root_node",
                 "end", "state", "exit_code", "outcome", "sub_domain", "evidence_status", "root_code",
-                "gpu_hours", "node_hours", "verdict"]
+                "gpu_hours", "node_hours", "verdict", "recovered"]
 PALETTE = {"gpu": "#e4572e", "gpu_memory": "#f3a712", "nvlink": "#a8c686", "network": "#29335c",
            "storage": "#669bbc", "host": "#8f2d56", "application": "#2a9d8f", "gpu_oom": "#76c893",
            "host_oom": "#168aad", "time_limit": "#b5838d", "preemption": "#6d6875",
@@ -82,8 +82,13 @@ def render_csv(df: pd.DataFrame) -> str:
 def render_text(df: pd.DataFrame, width: int = 160) -> str:
     if df.empty:
         return "No diagnosed failures in this window.\n"
-    lines = [f"{len(df)} failed attempts, {_lost_text(df)}", ""]
-    by = df.groupby(["outcome", "sub_domain"]).size().sort_values(ascending=False)
+    failed = df[~df["recovered"]]
+    lines = [f"{len(failed)} failed attempts, {_lost_text(failed)}"]
+    if len(failed) < len(df):
+        lines.append(f"({len(df) - len(failed)} more were requeued and their job then completed: "
+                     "listed below, not counted)")
+    lines.append("")
+    by = failed.groupby(["outcome", "sub_domain"]).size().sort_values(ascending=False)
     lines += [f"  {o:<15} {s:<12} {n:>6}" for (o, s), n in by.items()] + [""]
     header = (f"{'END (UTC)':<17} {'JOB':<12} {'ATT':>3} {'NAME':<16} {'USER':<10} {'STATE':<13} "
               f"{'EXIT':<6} {'SUB_DOMAIN':<12} {'ROOT NODE':<12} {'EVIDENCE':<12} ROOT CAUSE")
@@ -217,6 +222,8 @@ def _nice(n: int) -> int:
 def _overview(df: pd.DataFrame, nodes: pd.DataFrame, store: Store,
               window: tuple[Any, Any] | None = None) -> dict[str, Any]:
     dead = load_dead_letters(store).to_dict("records")
+    if "recovered" in df:  # requeued attempts whose job then completed are no failures
+        df = df[~df["recovered"]]
     if df.empty:
         return {"total": 0, "gpu_hours": 0, "hours": 0, "unit": "GPU", "by_outcome": [],
                 "by_sub_domain": [], "nodes": [], "causes": [], "lost": [], "dead": dead,
