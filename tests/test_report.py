@@ -74,9 +74,12 @@ def test_formats_and_filters(db):
     node = json.loads(runner.invoke(cli, [*base, "--format", "json", "--node", "gpu-005"]).stdout)
     assert [r["root_code"] for r in node["diagnoses"]] == ["XID 79"]
     table = list(csv.DictReader(io.StringIO(runner.invoke(cli, [*base, "--format", "csv"]).stdout)))
+    xid79 = next(r for r in table if r["root_code"] == "XID 79")
+    assert xid79["action"].startswith("Drain the node")  # the suggested action travels with the row
     assert len(table) == len(rows) and "gpu_hours" in table[0]
     text = runner.invoke(cli, [*base, "--user", "bob"]).stdout
     assert "XID 79" in text and "1 failed attempts" in text
+    assert "Drain the node" in text  # what to do, beside each cause
     narrow = runner.invoke(cli, ["report", "--since", "2026-11-27", "--until", "2026-11-29",
                                  "--db", db, "--format", "json"]).stdout
     assert 0 < len(json.loads(narrow)["diagnoses"]) < len(rows)

@@ -85,13 +85,15 @@ def test_upgrade_from_the_first_schema_keeps_stored_diagnoses(tmp_path):
         conn.execute(text("INSERT INTO diagnoses (id, attempt_id, is_current, ruleset_version, document_hash, "
                           "created_at, outcome, sub_domain, evidence_status, verdict, coverage_ok, document) "
                           "VALUES (1, 1, 1, 'r', 'h', '2026-11-01', 'unknown', 'unknown', 'unknown', 'v', 0, "
-                          "'{\"kept\": true}')"))
+                          "'{\"kept\": true, \"root_cause\": {\"action\": \"Drain it.\"}}')"))
         conn.execute(text("INSERT INTO queue (cluster, job_id, attempt, state, payload, tries, not_before, "
                           "created_at, updated_at) VALUES ('c', '9', 0, 'dead', '{}', 8, '2026-11-01', "
                           "'2026-11-01', '2026-11-01')"))
     engine.dispose()
     with Store.open(url) as store, store.engine.connect() as conn:
-        assert conn.execute(text("SELECT document FROM diagnosis_documents")).scalar() == '{"kept": true}'
+        document = conn.execute(text("SELECT document FROM diagnosis_documents")).scalar()
+        assert document == '{"kept": true, "root_cause": {"action": "Drain it."}}'
+        assert conn.execute(text("SELECT action FROM diagnoses")).scalar() == "Drain it."  # 0003
         assert conn.execute(text("SELECT entry, state FROM queue")).one() == ("9.0", "dead")
 
 

@@ -61,8 +61,8 @@ class Filters:
 
 COLUMNS = ["diagnosis_id", "cluster", "job_id", "attempt", "name", "user", "partition", "nodelist",
            "n_nodes", "gpus_per_node", "start", "end", "elapsed_s", "state", "exit_code", "outcome",
-           "sub_domain", "evidence_status", "root_code", "verdict", "coverage_ok", "root_node",
-           "recovered"]
+           "sub_domain", "evidence_status", "root_code", "verdict", "coverage_ok", "action",
+           "root_node", "recovered"]
 
 
 def _root_node():
@@ -86,7 +86,7 @@ def load_frame(store: Store, f: Filters) -> pd.DataFrame:
                 Attempt.gpus_per_node, Attempt.start_time, Attempt.end_time, Attempt.elapsed_s,
                 Attempt.state, Attempt.exit_code, Diagnosis.outcome, Diagnosis.sub_domain,
                 Diagnosis.evidence_status, Diagnosis.root_code, Diagnosis.verdict,
-                Diagnosis.coverage_ok, _root_node(), _recovered())
+                Diagnosis.coverage_ok, Diagnosis.action, _root_node(), _recovered())
          .join(Attempt, Diagnosis.attempt_id == Attempt.id)
          .join(Cluster, Attempt.cluster_id == Cluster.id)
          .where(Diagnosis.is_current.is_(True), Attempt.end_time >= f.since,
@@ -110,6 +110,7 @@ def load_frame(store: Store, f: Filters) -> pd.DataFrame:
     for col in ("start", "end"):
         df[col] = pd.to_datetime(df[col], utc=True)
     df["root_code"] = df["root_code"].fillna("")
+    df["action"] = df["action"].fillna("")
     df["gpu_hours"] = df["n_nodes"] * df["gpus_per_node"] * df["elapsed_s"] / 3600.0
     # Clusters without GPUs lose node-hours: the reports fall back to them (and say so).
     df["node_hours"] = df["n_nodes"] * df["elapsed_s"] / 3600.0

@@ -30,7 +30,7 @@ from slurm_attr.store.repository import Store
 
 TABLE_FIELDS = ["cluster", "job_id", "attempt", "name", "user", "partition", "nodelist", "root_node",
                 "end", "state", "exit_code", "outcome", "sub_domain", "evidence_status", "root_code",
-                "gpu_hours", "node_hours", "verdict", "recovered"]
+                "gpu_hours", "node_hours", "verdict", "action", "recovered"]
 PALETTE = {"gpu": "#e4572e", "gpu_memory": "#f3a712", "nvlink": "#a8c686", "network": "#29335c",
            "storage": "#669bbc", "host": "#8f2d56", "application": "#2a9d8f", "gpu_oom": "#76c893",
            "host_oom": "#168aad", "time_limit": "#b5838d", "preemption": "#6d6875",
@@ -89,7 +89,10 @@ def render_text(df: pd.DataFrame, width: int = 160) -> str:
                      "listed below, not counted)")
     lines.append("")
     by = failed.groupby(["outcome", "sub_domain"]).size().sort_values(ascending=False)
-    lines += [f"  {o:<15} {s:<12} {n:>6}" for (o, s), n in by.items()] + [""]
+    # What to do, per cause: the action most of that sub_domain's diagnoses suggest.
+    todo = failed[failed["action"] != ""].groupby("sub_domain")["action"].agg(
+        lambda a: a.value_counts().index[0]) if "action" in failed else pd.Series(dtype=str)
+    lines += [f"  {o:<15} {s:<12} {n:>6}  {todo.get(s, '')}" for (o, s), n in by.items()] + [""]
     header = (f"{'END (UTC)':<17} {'JOB':<12} {'ATT':>3} {'NAME':<16} {'USER':<10} {'STATE':<13} "
               f"{'EXIT':<6} {'SUB_DOMAIN':<12} {'ROOT NODE':<12} {'EVIDENCE':<12} ROOT CAUSE")
     lines.append(header)

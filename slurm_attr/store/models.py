@@ -78,6 +78,7 @@ class Diagnosis(Base):
     root_code: Mapped[str | None] = mapped_column(String(128))
     root_kind: Mapped[str | None] = mapped_column(String(64))
     root_time: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    action: Mapped[str | None] = mapped_column(Text)  # the suggested next step, for the reports
     coverage_ok: Mapped[float] = mapped_column(Float, default=1.0)
     attempt: Mapped[Attempt] = relationship(back_populates="diagnoses")
     body: Mapped[DiagnosisDocument] = relationship(cascade="all, delete-orphan")

@@ -294,6 +294,13 @@ def coverage_share(d: dict[str, Any]) -> float:
     return sum(c["status"] == "ok" for c in usable) / len(usable) if usable else 0.0
 
 
+def _candidates_action(d: dict[str, Any]) -> str | None:
+    """Without a root cause, what to do is to look at each candidate (or at the coverage)."""
+    if d.get("candidates"):
+        return "Check each candidate cause; the evidence fits more than one."
+    return None
+
+
 def _diagnosis_values(attempt_id: int, d: dict[str, Any], digest: str, now: datetime) -> dict[str, Any]:
     rc = d.get("root_cause") or {}
     ok = coverage_share(d)
@@ -302,7 +309,8 @@ def _diagnosis_values(attempt_id: int, d: dict[str, Any], digest: str, now: date
             "document_hash": digest, "created_at": now, "outcome": d["outcome"],
             "sub_domain": d["sub_domain"], "evidence_status": d["evidence_status"],
             "verdict": d["verdict"], "root_code": rc.get("code"), "root_kind": rc.get("kind"),
-            "root_time": _parse_time(rc.get("time")), "coverage_ok": ok})
+            "root_time": _parse_time(rc.get("time")), "coverage_ok": ok,
+            "action": rc.get("action") or _candidates_action(d)})
 
 
 def _event_values(diag_id: int, e: dict[str, Any]) -> dict[str, Any]:
