@@ -138,20 +138,22 @@ class Engine:
             return None
         how = (f"exit code {code.strip()}" if code.strip() not in ("", "0")
                else f"signal {signal.strip()}")
-        sub, summary = "application", (
-            f"The job failed with {how} and no log that could be read shows an infrastructure "
-            "fault: most likely the job's own code, input or configuration.")
+        # The reading ("most likely ...") is added only if this hint ends up the root: beside a
+        # real cause it is just the exit code.
+        sub, summary, reading = "application", f"The job failed with {how}.", (
+            " No log that could be read shows an infrastructure fault: most likely the job's own "
+            "code, input or configuration.")
         if code.strip() == "137" or signal.strip() == "9":
             # SIGKILL from outside the job that Slurm did not send (it would be CANCELLED/TIMEOUT).
-            sub, summary = "host_oom", (
-                f"The job was killed with SIGKILL ({how}) and no log says by whom: most often the "
-                "kernel OOM killer (a kill by Slurm would have ended it CANCELLED or TIMEOUT).")
+            sub, summary, reading = "host_oom", f"The job was killed with SIGKILL ({how}).", (
+                " No log says by whom: most often the kernel OOM killer (a kill by Slurm would "
+                "have ended it CANCELLED or TIMEOUT).")
         return Event(
             kind="job_exit", rule="scheduler.exit_code", node=None, time=w.end,
             time_quality="exact", source=SourceRef("workload", 0, f"State=FAILED ExitCode={w.exit_code}"),
             sub_domain=sub, base_role="symptom", priority=5, summary=summary,
             code=f"exit {w.exit_code}", action=self.policy["default_actions"].get(sub),
-            fields={"exit_code": w.exit_code},
+            fields={"exit_code": w.exit_code, "reading": reading.strip()},
         )
 
     def _step_event(self, step: dict) -> Event:
@@ -396,6 +398,8 @@ class Engine:
         if hinted:
             root = hinted[0]
             root.role, root.demoted_by = "root", None
+            if root.kind == "job_exit":
+                root.summary = f"{root.summary} {root.fields['reading']}"
             self._place(root, live)
             for event in live:
                 if event is not root and event.demoted_by is None:
