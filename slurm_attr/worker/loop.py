@@ -17,7 +17,14 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy.exc import DataError, IntegrityError, SQLAlchemyError, StatementError
+from sqlalchemy.exc import (
+    DataError,
+    IntegrityError,
+    InterfaceError,
+    OperationalError,
+    SQLAlchemyError,
+    StatementError,
+)
 
 from slurm_attr.analyze import diagnose_attempt, minimal_env
 from slurm_attr.config import Settings
@@ -129,7 +136,9 @@ class Worker:
         so that the one it refuses is set aside and the others go in."""
         try:
             added = queue.enqueue(self.store, [self._queue_row(e) for e in entries])
-        except (DataError, IntegrityError, StatementError, ValueError) as exc:  # not OperationalError
+        except (OperationalError, InterfaceError):
+            raise  # the database is down (these are StatementErrors too): the spool keeps them all
+        except (DataError, IntegrityError, StatementError, ValueError) as exc:
             if len(entries) == 1:
                 log.warning("spool entry %s set aside: the database refused it: %s",
                             entries[0].path.name, str(exc).splitlines()[0])

@@ -106,3 +106,19 @@ def test_worker_once_ends_with_poison_in_the_spool(tmp_path):
     assert result.returncode == 0, result.stderr
     assert sorted(os.listdir(spool / "failed")) == ["6.0.1.job", "dangling.job"]
     assert "SLURM_CLUSTER_NAME is longer" in result.stderr
+
+
+def test_a_database_that_is_down_sets_nothing_aside(tmp_path):
+    """An unreachable database is an outage, not a refusal: every entry stays in the spool."""
+    from sqlalchemy.exc import OperationalError
+
+    from slurm_attr.store.repository import Store
+
+    spool = _spool(tmp_path)
+    (spool / "new" / "1.0.1.job").write_bytes(_env("1"))
+    (spool / "new" / "2.0.1.job").write_bytes(_env("2"))
+    down = Store("postgresql+psycopg://postgres@127.0.0.1:1/nothing")  # no server listens on port 1
+    with pytest.raises(OperationalError):
+        Worker(down, Settings(spool=str(spool), cluster="t")).ingest()
+    assert sorted(os.listdir(spool / "new")) == ["1.0.1.job", "2.0.1.job"]
+    assert not (spool / "failed").exists()
