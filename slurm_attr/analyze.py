@@ -6,14 +6,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from slurm_attr import ruleset as rules
-from slurm_attr.collect.confine import Root
 from slurm_attr.collect.files import ReadLimits
 from slurm_attr.config import Settings
 from slurm_attr.connectors.bundle import BundleCollector
 from slurm_attr.engine.pipeline import Engine
 from slurm_attr.model import Observations, Workload
 from slurm_attr.output.diagnosis import document
-from slurm_attr.scope.static import BundleError, load_workload
+from slurm_attr.scope.static import load_workload, open_bundle
 
 if TYPE_CHECKING:
     from slurm_attr.scope.slurm import SlurmClient
@@ -47,13 +46,7 @@ def minimal_env(facts: dict[str, Any], cluster: str) -> dict[str, str]:
 def analyze_bundle(bundle: Path, rules_dir: str | None = None,
                    limits: ReadLimits | None = None) -> dict[str, Any]:
     """Diagnose a static bundle. Raises BundleError when the bundle cannot be used at all."""
-    try:
-        root = Root(bundle)
-    except FileNotFoundError as exc:
-        raise BundleError(f"{bundle} does not exist") from exc
-    except OSError as exc:
-        raise BundleError(f"{bundle}: {exc.strerror or exc}") from exc
-    with root:
+    with open_bundle(bundle) as root:
         workload = load_workload(root)
         ruleset = rules.load(rules_dir)
         obs = BundleCollector(root, workload, ruleset, limits).collect()

@@ -13,9 +13,9 @@ from dataclasses import dataclass, fields
 from functools import cache
 from pathlib import Path
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from slurm_attr.collect.files import ReadLimits
+from slurm_attr.extract.timestamps import known_zone
 
 DEFAULT_CONFIG = "/etc/slurm-attr/config.toml"
 
@@ -71,7 +71,6 @@ class Settings:
     api_max_upload_mb: int = 256  # unpacked size of one posted bundle
     api_max_upload_files: int = 20000  # members of one posted archive
 
-
     def log_zone(self) -> str:
         return self.timezone or local_zone_name()
 
@@ -94,15 +93,7 @@ def local_zone_name() -> str:
         candidates.append(os.readlink("/etc/localtime").split("zoneinfo/", 1)[-1])
     with contextlib.suppress(OSError):
         candidates.append(Path("/etc/timezone").read_text().strip())
-    return next((z for z in candidates if z and _known_zone(z)), "UTC")
-
-
-def _known_zone(name: str) -> bool:
-    try:
-        ZoneInfo(name)
-    except (ValueError, OSError, KeyError):
-        return False
-    return True
+    return next((z for z in candidates if z and known_zone(z)), "UTC")
 
 
 _ZONE_KEYS = ("timezone", "node_log_timezone", "controller_log_timezone", "job_output_timezone")
@@ -161,7 +152,7 @@ def build(file_values: dict[str, Any], env: dict[str, str]) -> Settings:
         if env.get(var):
             values[key] = env[var]
     for key in _ZONE_KEYS:
-        if values.get(key) is not None and not _known_zone(values[key]):
+        if values.get(key) is not None and not known_zone(values[key]):
             raise ConfigError(f"{key}: unknown time zone {values[key]!r} (an IANA name, e.g. Europe/Berlin)")
     return Settings(**values)
 

@@ -12,8 +12,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from slurm_attr.sanitize import clean  # noqa: F401 - the extractor cleans lines it keeps
-
 BLOCK = 4 << 20  # bytes read at a time
 MAX_LINE = 1 << 20  # longer lines are cut here; the rest is skipped
 _ROTATION = re.compile(r"^(?P<base>.*?)(?:[.-](?P<num>\d{1,4}|\d{8}))?(?P<gz>\.gz)?$")

@@ -17,7 +17,6 @@ from slurm_attr.collect.files import (
     MAX_LINE,
     ReadBudget,
     ReadStats,
-    clean,
     count_lines,
     is_gzip,
     iter_blocks,
@@ -28,6 +27,7 @@ from slurm_attr.decode.base import RANK_PREFIX, normalize_pci, render, strip_ran
 from slurm_attr.extract.timestamps import Clock, Stamp
 from slurm_attr.model import Coverage, Event, Observations, SourceRef, Workload
 from slurm_attr.ruleset import Pattern, Ruleset
+from slurm_attr.sanitize import clean
 
 _LOOKBACK_BYTES = 64 << 10  # earlier text kept for multi-line messages across block boundaries
 # System logs are read from a little before the attempt's window to a little after it: a plain

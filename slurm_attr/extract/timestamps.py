@@ -47,6 +47,15 @@ class Stamp:
     mono: float | None = None  # seconds since boot, when the line carries it
 
 
+def known_zone(name: str) -> bool:
+    """Whether `name` is an IANA zone this host knows (a path or a typo is not)."""
+    try:
+        ZoneInfo(name)
+    except (ValueError, OSError, KeyError):  # ZoneInfoNotFoundError is a KeyError
+        return False
+    return True
+
+
 def zone_for(name: str | None, fallback: tzinfo) -> tzinfo:
     if not name:
         return fallback

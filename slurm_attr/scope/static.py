@@ -11,11 +11,11 @@ import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from zoneinfo import ZoneInfo
 
 import hostlist
 
 from slurm_attr.collect.confine import Root, valid_hostname
+from slurm_attr.extract.timestamps import known_zone
 from slurm_attr.model import Workload
 from slurm_attr.scope.sacct_json import select_attempt
 
@@ -173,14 +173,19 @@ def _sacct_facts(root: Root, raw: _Fields, job_id: str, attempt: int) -> dict[st
     return {k: v for k, v in facts.items() if v not in (None, "", [])}
 
 
-def load_workload(bundle: Path | Root) -> Workload:
-    """The attempt a bundle describes, validated field by field."""
+def open_bundle(bundle: Path) -> Root:
+    """The bundle's directory, opened for confined reads; a BundleError if it cannot be."""
     try:
-        root = bundle if isinstance(bundle, Root) else Root(bundle)
+        return Root(bundle)
     except FileNotFoundError as exc:
         raise BundleError(f"{bundle} does not exist") from exc
     except OSError as exc:
         raise BundleError(f"{bundle}: {exc.strerror or exc}") from exc
+
+
+def load_workload(bundle: Path | Root) -> Workload:
+    """The attempt a bundle describes, validated field by field."""
+    root = bundle if isinstance(bundle, Root) else open_bundle(bundle)
     raw = _Fields(_read_json(root, "workload.json"), "workload.json")
     job_id = raw.text("job_id", required=True)
     if not _JOB_ID.fullmatch(job_id):
@@ -213,7 +218,7 @@ def _workload(raw: _Fields, facts: _Fields, job_id: str) -> Workload:
     if failed_node is not None and not valid_hostname(failed_node):
         raise facts.fail("failed_node", "a hostname")
     timezone = raw.optional_text("timezone")
-    if timezone is not None and not _known_zone(timezone):
+    if timezone is not None and not known_zone(timezone):
         raise raw.fail("timezone", "an IANA time zone name such as Europe/Berlin")
     steps = facts.raw.get("steps") or []
     if not isinstance(steps, list) or not all(isinstance(s, dict) for s in steps):
@@ -227,11 +232,3 @@ def _workload(raw: _Fields, facts: _Fields, job_id: str) -> Workload:
         reason=facts.optional_text("reason"), gpus_per_node=raw.integer("gpus_per_node", 8, 0, 1024),
         steps=list(steps), failed_node=failed_node,
     )
-
-
-def _known_zone(name: str) -> bool:
-    try:
-        ZoneInfo(name)
-    except (ValueError, OSError, KeyError):  # ZoneInfoNotFoundError is a KeyError
-        return False
-    return True
