@@ -43,6 +43,21 @@ def make_bundle(tmp_path):
 
 T0 = datetime(2026, 11, 20, 10, 0, tzinfo=UTC)
 
+# Markup, script and a terminal escape in every field a job's owner chooses (the page tests).
+EVIL = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2">\x1b[31mred'
+
+
+def evil_bundle(root: Path) -> Path:
+    """A bundle whose user, job name and exception text are EVIL."""
+    (root / "app").mkdir(parents=True)
+    (root / "app" / "out.log").write_text(f"[rank0]: Traceback (most recent call last):\n"
+                                          f"[rank0]: ValueError: {EVIL}\n")
+    (root / "workload.json").write_text(json.dumps({
+        "cluster": "c", "job_id": "666", "nodes": "n[1-2]", "user": EVIL, "name": EVIL,
+        "partition": "p", "start": "2026-11-20T10:00:00+00:00", "end": "2026-11-20T11:00:00+00:00",
+        "state": "FAILED", "exit_code": "1:0"}))
+    return root
+
 
 PG_ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 

@@ -15,28 +15,19 @@ from urllib.parse import quote
 
 import httpx
 import pytest
-from conftest import sample_dirs
+from conftest import EVIL, evil_bundle, sample_dirs
 from test_service import READ, SUBMIT, Service, start_service
 
 from slurm_attr.analyze import analyze_bundle
 from slurm_attr.report.render import job_page_body
 from slurm_attr.store.repository import Store
 
-EVIL = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2">\x1b[31mred'
 WINDOW = "since=2026-01-01&until=2027-01-01"
 COPIES = 240  # fabricated attempts besides the samples: three pages of the jobs table
 
 
 def evil_diagnosis(tmp: Path) -> dict:
-    root = tmp / "evil"
-    (root / "app").mkdir(parents=True)
-    (root / "app" / "out.log").write_text(f"[rank0]: Traceback (most recent call last):\n"
-                                          f"[rank0]: ValueError: {EVIL}\n")
-    (root / "workload.json").write_text(json.dumps({
-        "cluster": "c", "job_id": "666", "nodes": "n[1-2]", "user": EVIL, "name": EVIL,
-        "partition": "p", "start": "2026-11-20T10:00:00+00:00", "end": "2026-11-20T11:00:00+00:00",
-        "state": "FAILED", "exit_code": "1:0"}))
-    return analyze_bundle(root)
+    return analyze_bundle(evil_bundle(tmp / "evil"))
 
 
 @pytest.fixture(scope="module")

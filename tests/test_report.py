@@ -12,12 +12,11 @@ from datetime import UTC, datetime
 
 import pytest
 from click.testing import CliRunner
-from conftest import ROOT, sample_dirs
+from conftest import ROOT, evil_bundle, sample_dirs
 
 from slurm_attr.cli import cli
 from slurm_attr.report.query import parse_when
 
-EVIL = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2">\x1b[31mred'
 ARTIFACTS = ROOT / "test-artifacts"
 
 
@@ -33,14 +32,7 @@ def db(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def evil_db(tmp_path_factory):
-    root = tmp_path_factory.mktemp("evil")
-    (root / "app").mkdir()
-    (root / "app" / "out.log").write_text(f"[rank0]: Traceback (most recent call last):\n"
-                                          f"[rank0]: ValueError: {EVIL}\n")
-    (root / "workload.json").write_text(json.dumps({
-        "cluster": "c", "job_id": "666", "nodes": "n[1-2]", "user": EVIL, "name": EVIL,
-        "partition": "p", "start": "2026-11-20T10:00:00+00:00", "end": "2026-11-20T11:00:00+00:00",
-        "state": "FAILED", "exit_code": "1:0"}))
+    root = evil_bundle(tmp_path_factory.mktemp("evil") / "bundle")
     url = f"sqlite:///{root / 'r.db'}"
     assert CliRunner().invoke(cli, ["analyze", str(root), "--save", "--db", url]).exit_code == 0
     return url

@@ -14,6 +14,7 @@ from slurm_attr.collect.files import ReadLimits
 from slurm_attr.connectors.journald import mark_journals
 from slurm_attr.model import Coverage, Observations, Workload
 from slurm_attr.ruleset import Ruleset
+from slurm_attr.scope.static import open_bundle
 
 _MISSING = {"job_output": "no job output (app/) in the bundle",
             "node_syslog": "no system logs for {node} in the bundle",
@@ -45,7 +46,7 @@ def bundle_sources(root: Root, workload: Workload) -> Sources:
 class BundleCollector:
     def __init__(self, bundle: Path | Root, workload: Workload, ruleset: Ruleset,
                  limits: ReadLimits | None = None) -> None:
-        root = bundle if isinstance(bundle, Root) else Root(bundle)
+        root = bundle if isinstance(bundle, Root) else open_bundle(bundle)
         self.collector = LogCollector(workload, ruleset, bundle_sources(root, workload), limits)
 
     def collect(self) -> Observations:
