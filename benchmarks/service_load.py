@@ -44,7 +44,7 @@ TOKEN = uuid.uuid4().hex
 
 def fill(store: Store, n: int, now: datetime) -> None:
     """The report benchmark's fleet, without rendering page bodies (the service never reads them)."""
-    report_scale.fill(store, n, now, render_page=None)
+    report_scale.fill(store, n, now)
 
 
 @contextmanager
@@ -67,6 +67,25 @@ def database(kind: str, folder: Path) -> Iterator[str]:
         admin.dispose()
 
 
+def tree_cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) used so far by a process and its children: on a machine shared
+    with other work, server CPU per request says more than requests/s."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total, todo = 0.0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick
+            todo += [int(c) for c in Path(f"/proc/{p}/task/{p}/children").read_text().split()]
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
+
+
+SERVER_PID: list[int] = []  # the running server's process id, for tree_cpu_s
+
+
 @contextmanager
 def server(db: str, folder: Path, tmpdir: str | None = None, workers: int = 1) -> Iterator[int]:
     tokens = folder / "tokens"
@@ -81,6 +100,7 @@ def server(db: str, folder: Path, tmpdir: str | None = None, workers: int = 1) -
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             env={**os.environ, "SLURM_ATTR_CONFIG": str(folder / "none.toml"),
                                  **({"TMPDIR": tmpdir} if tmpdir else {})})
+    SERVER_PID[:] = [proc.pid]
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -133,18 +153,20 @@ def hammer(port: int, paths: Callable[[int], str], total: int, concurrency: int)
             latencies.extend(mine)
 
     threads = [threading.Thread(target=run) for _ in range(concurrency)]
+    cpu0 = tree_cpu_s(SERVER_PID[0]) if SERVER_PID else 0.0
     t0 = time.perf_counter()
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     wall = time.perf_counter() - t0
+    cpu = (tree_cpu_s(SERVER_PID[0]) if SERVER_PID else 0.0) - cpu0
     if failures:
         raise SystemExit(f"{len(failures)} requests failed, e.g. HTTP {failures[0]}")
     latencies.sort()
     return {"p50_ms": 1000 * latencies[len(latencies) // 2],
             "p99_ms": 1000 * latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))],
-            "rps": total / wall}
+            "rps": total / wall, "cpu_ms": 1000 * cpu / total}
 
 
 def attribution(port: int, bundle: Path, repeat: int) -> tuple[float, float]:
@@ -213,7 +235,7 @@ def load(port: int, args: argparse.Namespace, rng: random.Random) -> None:
         hammer(port, paths, min(200, args.requests), args.concurrency)  # warm up
         r = hammer(port, paths, args.requests, args.concurrency)
         print(f"  {name:<9} {args.requests} requests x{args.concurrency}: p50 {r['p50_ms']:.1f} ms, "
-              f"p99 {r['p99_ms']:.1f} ms, {r['rps']:.0f} requests/s")
+              f"p99 {r['p99_ms']:.1f} ms, {r['rps']:.0f} requests/s, server CPU {r['cpu_ms']:.2f} ms/request")
     over_http, local = attribution(port, args.bundle, args.repeat)
     print(f"  attribution of {args.bundle.name}: {1000 * over_http:.0f} ms over HTTP, "
           f"{1000 * local:.0f} ms in-process (overhead {1000 * (over_http - local):+.0f} ms)")

@@ -80,14 +80,13 @@ def analyze(bundles: tuple[Path, ...], job_id: str | None, attempt: int | None, 
                 click.echo(clean(f"== {label}"))
             click.echo(clean_lines(render_summary(diagnosis)))
     if save and diagnoses:
-        from slurm_attr.report import render
         from slurm_attr.store.repository import Store
 
         with Store.open(db) as store:
             keep = settings.keep_history if keep_history is None else keep_history
             # An explicit --replace also lets a diagnosis that saw less replace a better one.
-            stored = store.save_many([d for _, d in diagnoses], render_page=render.job_page_body,
-                                     keep_history=keep, force=keep_history is False)
+            stored = store.save_many([d for _, d in diagnoses], keep_history=keep,
+                                     force=keep_history is False)
         click.echo(f"saved {stored} new or changed diagnoses ({len(diagnoses) - stored} already "
                    "stored unchanged)", err=True)
     if failed:
@@ -170,7 +169,7 @@ def report(since: str, until: str | None, cluster: str | None, partition: str | 
            user: str | None, node: str | None, sub_domains: tuple[str, ...], fmt: str,
            out: Path | None, max_job_pages: int, db: str | None) -> None:
     """Report the failures diagnosed in a time window."""
-    from slurm_attr.report import render
+    from slurm_attr.report import site, tables
     from slurm_attr.report.query import Filters, load_frame
     from slurm_attr.store.repository import Store
 
@@ -180,11 +179,11 @@ def report(since: str, until: str | None, cluster: str | None, partition: str | 
         df = load_frame(store, window)
         if fmt == "html":
             target = out or Path("slurm-attr-report")
-            counts = render.write_site(store, df, window, target, max_job_pages=max_job_pages)
+            counts = site.write_site(store, df, window, target, max_job_pages=max_job_pages)
             click.echo(f"wrote {target}/index.html ({counts['rows']} attempts, "
                        f"{counts['job_pages']} job pages, {counts['node_pages']} node pages)")
             return
-    writers = {"text": render.render_text, "json": render.render_json, "csv": render.render_csv}
+    writers = {"text": tables.render_text, "json": tables.render_json, "csv": tables.render_csv}
     click.echo(writers[fmt](df), nl=False)
 
 
@@ -223,19 +222,58 @@ def db_upgrade(url: str | None) -> None:
 @click.option("--poll", default=5.0, show_default=True, help="Seconds between looks at the spool.")
 @click.option("--batch", default=20, show_default=True, help="Jobs claimed (and sacct'ed) at once.")
 @click.option("--db", envvar="SLURM_ATTR_DB", help=DB_HELP)
+@click.option("--service", metavar="URL", default=None,
+              help="Send each attempt as a bundle to this attribution service, which diagnoses and "
+                   "stores it (the local database then only holds the queue).")
+@click.option("--token-file", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="With --service: a file holding a 'submit' token (its first word; chmod 600).")
+@click.option("--upload-max-mb", default=256, show_default=True, type=click.IntRange(1, 1 << 20),
+              help="With --service: the most one bundle may hold (the service's api_max_upload_mb).")
+@click.option("--timeout", "timeout_s", default=300.0, show_default=True, type=click.FloatRange(1),
+              help="With --service: seconds to wait for the service's answer to one bundle.")
 @click.option("-v", "--verbose", is_flag=True)
-def worker(once: bool, poll: float, batch: int, db: str | None, verbose: bool) -> None:
+def worker(once: bool, poll: float, batch: int, db: str | None, service: str | None,
+           token_file: Path | None, upload_max_mb: int, timeout_s: float, verbose: bool) -> None:
     """Diagnose the jobs the epilog queues (runs until SIGTERM; see the systemd unit)."""
     logging.basicConfig(level=logging.INFO if verbose or not once else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(message)s")
     settings = _settings()
+    remote = _remote(service, token_file, settings, upload_max_mb, timeout_s)
     with _open_store(db, wait=not once, poll_s=poll) as store:
         from slurm_attr.worker.loop import Worker
+        from slurm_attr.worker.remote import Refused
 
-        w = Worker(store, settings)
+        w = Worker(store, settings, remote=remote)
         w.handle_signals()
-        handled = w.run(poll_s=poll, once=once, batch=batch)
+        try:
+            handled = w.run(poll_s=poll, once=once, batch=batch)
+        except Refused as exc:  # every job stays queued; nothing can be sent with this token
+            raise click.ClickException(f"stopped: {exc}") from exc
+        finally:
+            if remote is not None:
+                remote.close()
     click.echo(f"handled {handled} jobs", err=True)
+
+
+def _remote(service: str | None, token_file: Path | None, settings: Settings, max_mb: int,
+            timeout_s: float) -> Any:
+    """The service client of remote mode, or None; a bad URL or token file stops the command."""
+    if service is None:
+        if token_file is not None:
+            raise click.UsageError("--token-file goes with --service")
+        return None
+    if not service.startswith(("http://", "https://")):
+        raise click.UsageError("--service must be an http:// or https:// URL")
+    if token_file is None:
+        raise click.UsageError("--service needs --token-file (a file holding a 'submit' token)")
+    try:
+        from slurm_attr.worker.remote import Remote, TokenFileError, read_token
+
+        return Remote(service, read_token(token_file), settings, timeout_s=timeout_s, max_mb=max_mb)
+    except TokenFileError as exc:
+        raise click.ClickException(str(exc)) from exc
+    except ImportError as exc:
+        raise click.ClickException(f"--service needs httpx ({exc})") from exc
 
 
 def _open_store(db: str | None, *, wait: bool, poll_s: float) -> Store:
@@ -384,6 +422,8 @@ def rules_explain(line: str, origin: str, node: str, job_id: str, rules_dir: str
         click.echo(clean(f"  {e.summary}"))
         for key, value in sorted(e.fields.items()):
             click.echo(clean(f"  {key} = {value}"))
+    if found.outcome_keys:  # where an admin edits what the line becomes
+        click.echo(clean("decoder outcomes (rules/decoders.yaml): " + ", ".join(found.outcome_keys)))
     if found.near_misses:
         click.echo(clean("keywords found but the regex did not match: " + ", ".join(found.near_misses)))
 

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from slurm_attr.output.document import StepDoc, WorkloadDoc
 
 SCHEMA = "slurm-attr/diagnosis/v1"
 
@@ -13,6 +16,24 @@ SUB_DOMAINS = (
     "gpu_oom", "host_oom", "time_limit", "preemption", "requeued", "cancelled", "ambiguous", "unknown",
 )
 OUTCOMES = ("hardware", "infrastructure", "application", "scheduler", "user", "unknown")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One job step as the scheduler accounted it (`123.0`, `123.batch`)."""
+
+    id: str
+    name: str = ""
+    state: str = ""
+    exit_code: str | None = None
+    nodes: str = ""
+    start: datetime | None = None
+    end: datetime | None = None
+
+    def to_dict(self) -> StepDoc:
+        return {"id": self.id, "name": self.name, "state": self.state, "exit_code": self.exit_code,
+                "nodes": self.nodes, "start": self.start.isoformat() if self.start else None,
+                "end": self.end.isoformat() if self.end else None}
 
 
 @dataclass
@@ -35,14 +56,14 @@ class Workload:
     derived_exit_code: str | None = None
     reason: str | None = None
     gpus_per_node: int = 8
-    steps: list[dict[str, Any]] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
     failed_node: str | None = None
 
     @property
     def elapsed_s(self) -> float:
         return max(0.0, (self.end - self.start).total_seconds())
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> WorkloadDoc:
         return {
             "cluster": self.cluster,
             "job_id": self.job_id,
@@ -61,7 +82,7 @@ class Workload:
             "reason": self.reason,
             "failed_node": self.failed_node,
             "gpus_per_node": self.gpus_per_node,
-            "steps": self.steps,
+            "steps": [step.to_dict() for step in self.steps],
         }
 
 

@@ -1,4 +1,5 @@
-"""Loading the rules directory: extraction patterns, classification tables, policy and XID catalog.
+"""Loading the rules directory: extraction patterns, classification tables, policy, what the
+decoders' outcomes mean, and the vendor catalogs (Xid, NVLink5) with the local Xid overlay.
 
 The built-in rules ship inside the package (the top-level `rules/` folder); `--rules DIR` or
 `SLURM_ATTR_RULES` points at an admin's copy. A ruleset is validated when it loads, so a broken
@@ -22,8 +23,11 @@ from slurm_attr.model import OUTCOMES, SUB_DOMAINS
 
 ROLES = ("cause", "symptom", "context")
 ORIGINS = ("node", "app", "controller")
-RULE_FILES = ("patterns.yaml", "classify.yaml", "policy.yaml", "xid_catalog.csv",
-              "nvlink5_catalog.csv")
+# The vendor catalogs are generated (tools/gen_xid_catalog.py) and carry their source's version;
+# every other file is the site's own rules.
+VENDOR_FILES = ("xid_catalog.csv", "nvlink5_catalog.csv")
+LOCAL_FILES = ("patterns.yaml", "classify.yaml", "policy.yaml", "decoders.yaml", "xid_overlay.csv")
+RULE_FILES = (*LOCAL_FILES, *VENDOR_FILES)
 
 
 class RuleError(ValueError):
@@ -54,6 +58,31 @@ class Pattern:
     overrides: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Outcome:
+    """What a decoder outcome key means (decoders.yaml `outcomes`)."""
+
+    role: str
+    sub_domain: str | None
+    priority: int
+
+
+EARLIER = "earlier"  # `sub_domain: earlier` in an adjustment: the blamed earlier Xid's sub_domain
+
+
+@dataclass(frozen=True)
+class Adjustment:
+    """A change to an Xid's catalog classification (decoders.yaml `adjustments`); None: unchanged."""
+
+    role: str | None = None
+    sub_domain: str | None = None
+    sets_sub_domain: bool = False  # sub_domain may be set to null, so None alone cannot say "keep"
+    priority: int | None = None
+    priority_at_most: int | None = None
+    priority_from_earlier: tuple[int, int, int] | None = None  # (at_most, minus, at_least)
+    when_sub_domain: tuple[str, ...] | None = None
+
+
 @dataclass
 class Ruleset:
     directory: str
@@ -63,6 +92,11 @@ class Ruleset:
     policy: dict[str, Any]
     xid_catalog: dict[int, dict[str, Any]]
     nvlink5_catalog: list[dict[str, str]]
+    outcomes: dict[str, Outcome] = field(default_factory=dict)
+    adjustments: dict[str, Adjustment] = field(default_factory=dict)
+    # The vendor catalogs' versions (their generated headers) and the local Xid overlay's (a hash
+    # of xid_overlay.csv); `version` above covers every rules file.
+    versions: dict[str, str] = field(default_factory=dict)
 
     def for_origin(self, origin: str) -> list[Pattern]:
         return [p for p in self.patterns if origin in p.origins]
@@ -85,11 +119,17 @@ PATTERN_KEYS = {"id", "kind", "origins", "keywords", "regex", "decoder", "role",
                 "match_node"}
 
 
+@cache
+def _lines_of(path: Path) -> list[str]:
+    """A rules file's lines, read once per load: every check names its line, pass or fail."""
+    return path.read_text(encoding="utf-8", errors="replace").splitlines()
+
+
 def _locate(path: Path, *needles: str) -> str:
     """`file:line` of the first line holding needles[-1] after lines holding the ones before it
     (a section, then a key in it), or the file alone when it is not found."""
     try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = _lines_of(path)
     except OSError:
         return path.name
     at = 0
@@ -115,6 +155,9 @@ def _pattern(raw: dict[str, Any], where: str) -> Pattern:
     origins = tuple(raw["origins"])
     _require(all(o in ORIGINS for o in origins), where, f"origins must be among {ORIGINS}")
     _require(bool(raw["keywords"]), where, "needs at least one keyword (the prefilter)")
+    if not raw.get("decoder"):  # what the line becomes is written on the pattern, never defaulted
+        for key in ("role", "priority", "summary"):
+            _require(key in raw, where, f"missing '{key}' (a pattern without a decoder says what it becomes)")
     role = raw.get("role", "symptom")
     _require(role in ROLES, where, f"role must be one of {ROLES}")
     sub = raw.get("sub_domain")
@@ -150,33 +193,88 @@ def _read_yaml(path: Path) -> dict[str, Any]:
     return data
 
 
-def _read_csv(path: Path) -> list[dict[str, str]]:
-    with open(path, encoding="utf-8", newline="") as fh:
-        return list(csv.DictReader(fh))
+@dataclass
+class Table:
+    """A CSV rules file: its leading `# key: value` comment lines, its columns and its rows, each
+    with the line it is on (comment lines may also stand between rows)."""
+
+    meta: dict[str, str]
+    columns: list[str]
+    header_line: int
+    rows: list[tuple[int, dict[str, str]]]
 
 
-def _version(directory: Path) -> str:
+def _read_table(path: Path) -> Table:
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RuleError(f"{path.name}: {exc}") from exc
+    meta: dict[str, str] = {}
+    for line in lines:
+        if not line.startswith("#"):
+            break
+        key, _, value = line[1:].partition(":")
+        meta.setdefault(key.strip().lower(), value.strip())
+    # A comment line becomes a blank one, which the reader skips, so line numbers still count.
+    reader = csv.reader("\n" if line.startswith("#") else line for line in lines)
+    columns: list[str] = []
+    header_line = 1
+    rows: list[tuple[int, dict[str, str]]] = []
+    try:
+        for cells in reader:
+            if not cells:
+                continue
+            if not columns:
+                columns, header_line = [c.strip() for c in cells], reader.line_num
+                continue
+            _require(len(cells) == len(columns), f"{path.name}:{reader.line_num}",
+                     f"{len(cells)} cells, but the header names {len(columns)} columns")
+            rows.append((reader.line_num, dict(zip(columns, cells, strict=True))))
+    except csv.Error as exc:
+        raise RuleError(f"{path.name}:{reader.line_num}: {exc}") from exc
+    return Table(meta, columns, header_line, rows)
+
+
+def _digest(directory: Path, names: tuple[str, ...]) -> str:
     digest = hashlib.sha256()
-    for name in RULE_FILES:
+    for name in names:
         digest.update(name.encode())
         digest.update((directory / name).read_bytes())
     return digest.hexdigest()[:12]
+
+
+def _version(directory: Path) -> str:
+    return _digest(directory, RULE_FILES)
 
 
 @cache
 def load(directory: str | None = None) -> Ruleset:
     """The ruleset, validated: a problem is a RuleError naming the file, the line and the key."""
     path = Path(directory or os.environ.get("SLURM_ATTR_RULES") or builtin_dir())
+    try:
+        return _load(path)
+    finally:
+        _lines_of.cache_clear()  # the next load sees edits
+
+
+def _load(path: Path) -> Ruleset:
     for name in RULE_FILES:
         _require((path / name).is_file(), str(path), f"missing {name}")
     patterns = _patterns(path / "patterns.yaml")
     classify = _classify_tables(path / "classify.yaml")
     policy = _read_yaml(path / "policy.yaml")
     _check_policy(policy, path / "policy.yaml")
+    outcomes, adjustments = _decoder_rules(path / "decoders.yaml")
+    xid_vendor = _read_vendor(path / "xid_catalog.csv", XID_VENDOR_COLUMNS)
+    nvlink5 = _read_vendor(path / "nvlink5_catalog.csv", NVLINK5_COLUMNS)
+    xid_catalog = _xid_catalog(xid_vendor, path / "xid_overlay.csv", outcomes["xid.not_in_overlay"])
     return Ruleset(
         directory=str(path), version=_version(path), patterns=patterns, classify=classify,
-        policy=policy, xid_catalog=_xid_catalog(path / "xid_catalog.csv"),
-        nvlink5_catalog=_read_csv(path / "nvlink5_catalog.csv"),
+        policy=policy, xid_catalog=xid_catalog, nvlink5_catalog=[row for _, row in nvlink5.rows],
+        outcomes=outcomes, adjustments=adjustments,
+        versions={"xid_catalog": xid_vendor.meta["version"],
+                  "nvlink5_catalog": nvlink5.meta["version"],
+                  "overlay": _digest(path, ("xid_overlay.csv",))},
     )
 
 
@@ -208,7 +306,9 @@ def _classify_tables(path: Path) -> dict[str, Any]:
             _require(isinstance(entry, dict), where, f"{table}: entries must be mappings")
             sub = entry.get("sub_domain")
             _require(sub is None or sub in SUB_DOMAINS, where, f"{table}: unknown sub_domain {sub!r}")
-            _require(entry.get("role", "cause") in ROLES, where, f"{table}: role must be one of {ROLES}")
+            _require(entry.get("role") in ROLES, where, f"{table}: role must be one of {ROLES}")
+            _require(isinstance(entry.get("priority"), int), where,
+                     f"{table}: priority must be a whole number")
             for key in ("match", "msg", "exc"):
                 if key in entry:
                     try:
@@ -218,14 +318,18 @@ def _classify_tables(path: Path) -> dict[str, Any]:
     return classify
 
 
-POLICY_SECTIONS = ("window", "bursts", "ambiguity", "scheduler_states", "explained_by", "outcomes",
-                   "default_actions")
+POLICY_SECTIONS = ("window", "bursts", "metrics", "ambiguity", "scheduler_states", "explained_by",
+                   "outcomes", "default_actions")
 
 
 def _check_policy(policy: dict[str, Any], path: Path) -> None:
     for section in POLICY_SECTIONS:
         _require(isinstance(policy.get(section), dict), _locate(path, f"{section}:"),
                  f"missing section '{section}' (a mapping)")
+    delta = policy["metrics"].get("dcgm_xid_priority_delta")
+    _require(isinstance(delta, int) and not isinstance(delta, bool) and -100 <= delta <= 100,
+             _locate(path, "metrics:", "dcgm_xid_priority_delta:"),
+             "metrics: dcgm_xid_priority_delta must be a whole number from -100 to 100")
     for domain, outcome in policy["outcomes"].items():
         where = _locate(path, "outcomes:", f"{domain}:")
         _require(domain in SUB_DOMAINS, where, f"outcomes: unknown sub_domain {domain!r}")
@@ -245,15 +349,162 @@ def _check_policy(policy: dict[str, Any], path: Path) -> None:
             raise RuleError(f"{where}: explained_by: unknown sub_domain {bad[0]!r}")
 
 
-def _xid_catalog(path: Path) -> dict[int, dict[str, Any]]:
-    catalog = {}
-    for line, row in enumerate(_read_csv(path), start=2):
-        where = f"{path.name}:{line}"
+XID_VENDOR_COLUMNS = ("xid", "mnemonic", "description", "immediate", "investigatory")
+NVLINK5_COLUMNS = ("xid", "unit", "intrinfo_v1", "intrinfo_v2", "error_status", "immediate",
+                   "investigatory", "severity", "hw_sw")
+# The overlay classifies vendor Xids and may also override what the vendor says about one.
+XID_OVERLAY_COLUMNS = ("xid", "sub_domain", "role", "priority", "origin", "mnemonic", "description",
+                       "immediate", "investigatory")
+
+
+def _read_vendor(path: Path, columns: tuple[str, ...]) -> Table:
+    """A generated vendor catalog: exactly its columns, and a header naming the source's version."""
+    table = _read_table(path)
+    _require(bool(table.meta.get("version")), f"{path.name}:1",
+             "missing the '# version: ...' header line (regenerate it with tools/gen_xid_catalog.py)")
+    _require(tuple(table.columns) == columns, f"{path.name}:{table.header_line}",
+             f"columns must be {', '.join(columns)}")
+    for line, row in table.rows:
         try:
-            xid, priority = int(row["xid"]), int(row["priority"])
-        except (KeyError, TypeError, ValueError) as exc:
-            raise RuleError(f"{where}: xid and priority must be whole numbers") from exc
-        _require(row.get("sub_domain") in SUB_DOMAINS, where, f"unknown sub_domain {row.get('sub_domain')!r}")
-        _require(row.get("role") in ROLES, where, f"role must be one of {ROLES}")
-        catalog[xid] = {**row, "priority": priority}
+            int(row["xid"])
+        except ValueError as exc:
+            raise RuleError(f"{path.name}:{line}: xid must be a whole number") from exc
+    return table
+
+
+def _xid_catalog(vendor: Table, overlay_path: Path, default: Outcome) -> dict[int, dict[str, Any]]:
+    """The vendor's Xid rows with the local overlay on top (an empty overlay cell says nothing);
+    what the overlay does not say comes from the `xid.not_in_overlay` outcome."""
+    base = {"origin": "", "role": default.role, "sub_domain": default.sub_domain,
+            "priority": default.priority}
+    catalog = {int(row["xid"]): {**base, **row} for _, row in vendor.rows}
+    overlay = _read_table(overlay_path)
+    name = overlay_path.name
+    _no_unknown(overlay.columns, XID_OVERLAY_COLUMNS, f"{name}:{overlay.header_line}", "column")
+    _require("xid" in overlay.columns, f"{name}:{overlay.header_line}", "needs an 'xid' column")
+    seen: set[int] = set()
+    for line, row in overlay.rows:
+        xid = _overlay_row(row, f"{name}:{line}", catalog, seen)
+        catalog[xid].update({k: v for k, v in row.items() if k != "xid" and v != ""})
+        if row.get("priority"):
+            catalog[xid]["priority"] = int(row["priority"])
     return catalog
+
+
+def _overlay_row(row: dict[str, str], where: str, catalog: dict[int, dict[str, Any]],
+                 seen: set[int]) -> int:
+    try:
+        xid = int(row["xid"])
+        int(row.get("priority") or 0)
+    except ValueError as exc:
+        raise RuleError(f"{where}: xid and priority must be whole numbers") from exc
+    _require(xid in catalog, where, f"Xid {xid} is not in the vendor catalog (xid_catalog.csv)")
+    _require(xid not in seen, where, f"Xid {xid} is classified twice")
+    seen.add(xid)
+    sub, role = row.get("sub_domain") or None, row.get("role") or None
+    _require(sub is None or sub in SUB_DOMAINS, where, f"unknown sub_domain {sub!r}")
+    _require(role is None or role in ROLES, where, f"role must be one of {ROLES}")
+    return xid
+
+
+# ---------------------------------------------------------------- decoders.yaml
+DECODER_SECTIONS = ("version", "outcomes", "adjustments")
+OUTCOME_FIELDS = ("role", "sub_domain", "priority")
+ADJUSTMENT_FIELDS = ("role", "sub_domain", "priority", "priority_at_most", "priority_from_earlier",
+                     "when_sub_domain")
+FROM_EARLIER_FIELDS = ("at_most", "minus", "at_least")
+
+
+def _decoder_rules(path: Path) -> tuple[dict[str, Outcome], dict[str, Adjustment]]:
+    """decoders.yaml: every outcome key a decoder names, described, and no other key."""
+    from slurm_attr.decode.outcomes import ADJUSTMENT_KEYS, OUTCOME_KEYS  # see _patterns
+
+    data = _read_yaml(path)
+    for section in data:
+        _no_unknown([section], DECODER_SECTIONS, _locate(path, f"{section}:"), "section")
+    raw_outcomes = _keyed_section(data, path, "outcomes", OUTCOME_KEYS)
+    raw_adjustments = _keyed_section(data, path, "adjustments", ADJUSTMENT_KEYS)
+    outcomes = {key: _outcome(spec, _locate(path, "outcomes:", f"  {key}:"))
+                for key, spec in raw_outcomes.items()}
+    adjustments = {key: _adjustment(spec, _locate(path, "adjustments:", f"  {key}:"),
+                                    ADJUSTMENT_KEYS[key])
+                   for key, spec in raw_adjustments.items()}
+    return outcomes, adjustments
+
+
+def _keyed_section(data: dict[str, Any], path: Path, section: str,
+                   known: frozenset[str] | dict[str, bool]) -> dict[str, Any]:
+    raw = data.get(section)
+    if not isinstance(raw, dict):
+        raise RuleError(f"{_locate(path, f'{section}:')}: missing section '{section}' (a mapping)")
+    for key in raw:
+        _require(key in known, _locate(path, f"{section}:", f"  {key}:"),
+                 f"{section}: unknown key {key!r}: no decoder names it")
+    missing = sorted(set(known) - set(raw))
+    _require(not missing, _locate(path, f"{section}:"),
+             f"{section}: no entry for {', '.join(missing)} (a decoder names it)")
+    return raw
+
+
+def _outcome(spec: Any, where: str) -> Outcome:
+    _require(isinstance(spec, dict), where, "must be a mapping {role, sub_domain, priority}")
+    _fields_known(spec, OUTCOME_FIELDS, where)
+    for name in OUTCOME_FIELDS:
+        _require(name in spec, where, f"missing '{name}'")
+    _check_role_domain(spec, where)
+    _check_priority(spec["priority"], where, "priority")
+    return Outcome(spec["role"], spec["sub_domain"], spec["priority"])
+
+
+def _adjustment(spec: Any, where: str, knows_earlier: bool) -> Adjustment:
+    _require(isinstance(spec, dict), where, "must be a mapping (an empty one changes nothing)")
+    _fields_known(spec, ADJUSTMENT_FIELDS, where)
+    earlier = spec.get("sub_domain") == EARLIER or "priority_from_earlier" in spec
+    _require(knows_earlier or not earlier, where,
+             "this decoder blames no earlier Xid: 'earlier' and priority_from_earlier do not apply")
+    _require(not ("priority" in spec and "priority_from_earlier" in spec), where,
+             "priority and priority_from_earlier both set the priority: keep one")
+    _check_role_domain({k: v for k, v in spec.items() if v != EARLIER}, where)
+    for name in ("priority", "priority_at_most"):
+        if name in spec:
+            _check_priority(spec[name], where, name)
+    when = spec.get("when_sub_domain")
+    _require(when is None or (isinstance(when, list) and all(d in SUB_DOMAINS for d in when)), where,
+             "when_sub_domain must be a list of known sub_domains")
+    return Adjustment(
+        role=spec.get("role"), sub_domain=spec.get("sub_domain"), sets_sub_domain="sub_domain" in spec,
+        priority=spec.get("priority"), priority_at_most=spec.get("priority_at_most"),
+        priority_from_earlier=_from_earlier(spec.get("priority_from_earlier"), where),
+        when_sub_domain=tuple(when) if when is not None else None,
+    )
+
+
+def _from_earlier(spec: Any, where: str) -> tuple[int, int, int] | None:
+    if spec is None:
+        return None
+    _require(isinstance(spec, dict) and sorted(spec) == sorted(FROM_EARLIER_FIELDS), where,
+             f"priority_from_earlier needs exactly {', '.join(FROM_EARLIER_FIELDS)}")
+    for name in FROM_EARLIER_FIELDS:
+        _check_priority(spec[name], where, f"priority_from_earlier: {name}")
+    return spec["at_most"], spec["minus"], spec["at_least"]
+
+
+def _fields_known(spec: dict[str, Any], known: tuple[str, ...], where: str) -> None:
+    _no_unknown(list(spec), known, where, "key")
+
+
+def _no_unknown(names: list[str], known: tuple[str, ...], where: str, what: str) -> None:
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise RuleError(f"{where}: unknown {what} {unknown[0]!r} (known: {', '.join(known)})")
+
+
+def _check_role_domain(spec: dict[str, Any], where: str) -> None:
+    _require(spec.get("role", "cause") in ROLES, where, f"role must be one of {ROLES}")
+    sub = spec.get("sub_domain")
+    _require(sub is None or sub in SUB_DOMAINS, where, f"unknown sub_domain {sub!r}")
+
+
+def _check_priority(value: Any, where: str, name: str) -> None:
+    _require(isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 100, where,
+             f"{name} must be a whole number from 0 to 100")

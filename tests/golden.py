@@ -1,8 +1,45 @@
-"""Comparing a diagnosis with a sample job's expected.json (the fields a reviewer checked)."""
+"""Comparing a diagnosis with what a reviewer checked: a sample's expected.json (the verdict's
+key fields) and its diagnosis.json (the whole canonical document: explanation, evidence trail,
+demoted symptoms, coverage, summary sentence).
+
+`SLURM_ATTR_UPDATE_GOLDEN=1 pytest tests/test_samples.py` rewrites the diagnosis.json files;
+review their diff before committing it."""
 
 from __future__ import annotations
 
+import copy
+import difflib
+import os
+from pathlib import Path
 from typing import Any
+
+from slurm_attr.output.diagnosis import dumps
+
+# Versions of the rules change with every rule edit, not with what a diagnosis says.
+VOLATILE = ("ruleset_version",)
+UPDATE = os.environ.get("SLURM_ATTR_UPDATE_GOLDEN") == "1"
+
+
+def canonical(d: dict[str, Any]) -> str:
+    d = copy.deepcopy(d)
+    for key in VOLATILE:
+        if key in d:
+            d[key] = "(any)"
+    return dumps(d)
+
+
+def document_diff(golden: Path, d: dict[str, Any]) -> str | None:
+    """None when the diagnosis is the reviewed document, else a unified diff (or a rewrite of the
+    golden file when updating)."""
+    got = canonical(d)
+    if UPDATE:
+        golden.write_text(got, encoding="utf-8")
+        return None
+    want = golden.read_text(encoding="utf-8") if golden.exists() else ""
+    if got == want:
+        return None
+    lines = difflib.unified_diff(want.splitlines(), got.splitlines(), str(golden), "now", lineterm="")
+    return "\n".join(list(lines)[:80])
 
 
 def mismatches(expected: dict[str, Any], d: dict[str, Any]) -> list[str]:

@@ -19,7 +19,6 @@ from conftest import EVIL, evil_bundle, sample_dirs
 from test_service import READ, SUBMIT, Service, start_service
 
 from slurm_attr.analyze import analyze_bundle
-from slurm_attr.report.render import job_page_body
 from slurm_attr.store.repository import Store
 
 WINDOW = "since=2026-01-01&until=2027-01-01"
@@ -41,7 +40,7 @@ def site(tmp_path_factory) -> Iterator[Service]:
         copies.append(d)
     db = f"sqlite:///{folder / 'attr.db'}"
     with Store.open(db) as store:
-        store.save_many([*samples, *copies, evil_diagnosis(folder)], render_page=job_page_body)
+        store.save_many([*samples, *copies, evil_diagnosis(folder)])
     yield from start_service(folder, db)
 
 
@@ -240,7 +239,7 @@ def test_chart_slots_every_bucket_and_has_a_y_axis():
 
     import pandas as pd
 
-    from slurm_attr.report.render import _chart
+    from slurm_attr.report.site import _chart
 
     end = datetime(2026, 11, 20, 10, 30, tzinfo=UTC)
     one_hour = pd.DataFrame({"end": pd.to_datetime([end] * 3, utc=True), "sub_domain": ["gpu", "gpu", "host"],

@@ -94,7 +94,7 @@ def test_nccl_classes(make_bundle):
     assert (c.role, c.sub_domain) == ("symptom", "network")
     remote = DECODERS["nccl"]({"msg": "NCCL error in: x.cpp:1, remote process exited or there was "
                                "a network error, NCCL version 2.21.5"}, ctx(make_bundle))
-    assert remote.code == "ncclRemoteError" and remote.sub_domain is None
+    assert (remote.code, remote.role, remote.sub_domain) == ("ncclRemoteError", "symptom", "network")
     usage = DECODERS["nccl"]({"msg": "Duplicate GPU detected : rank 1 and rank 0"}, ctx(make_bundle))
     assert usage.role == "cause" and usage.sub_domain == "application"
 
@@ -157,6 +157,10 @@ def test_every_prefix_layer_is_stripped_and_the_innermost_rank_kept():
         == ("host:815:864 [0] NCCL WARN x", "12")
     assert strip_rank("12:30:45 not a rank") == ("12:30:45 not a rank", None)
     assert strip_rank("[rank3]:   File \"x.py\", line 1, in f")[0] == "  File \"x.py\", line 1, in f"
+    # torchrun's [defaultN] is a local rank: stripped, never taken for the job's rank
+    assert strip_rank("[default5]:[rank13]: OSError: x") == ("OSError: x", "13")
+    assert strip_rank("[default5]: OSError: x") == ("OSError: x", None)
+    assert strip_rank("3: [default0]: OSError: x") == ("OSError: x", "3")
 
 
 def test_render_never_shows_a_placeholder():
@@ -298,3 +302,93 @@ def test_nccl_names_the_peer_node_of_a_failed_transfer(make_bundle):
     ip = {"msg": "NET/IB : Got completion from peer 10.0.0.2<1> with status=12 opcode=0"}
     DECODERS["nccl"](ip, ctx(make_bundle))
     assert "peer_node" not in ip
+
+
+# ---------------------------------------------------------------- outcome keys: the decoders name them, decoders.yaml says what they are
+def _string_constants(path: Path) -> set[str]:
+    import ast
+
+    return {n.value for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, ast.Constant)
+            and isinstance(n.value, str)}
+
+
+def test_every_outcome_key_a_decoder_names_is_declared_and_described():
+    import re
+
+    from slurm_attr.decode.outcomes import ADJUSTMENT_KEYS, OUTCOME_KEYS
+
+    declared = OUTCOME_KEYS | set(ADJUSTMENT_KEYS)
+    prefixes = "|".join(sorted({k.split(".")[0] for k in declared}))
+    looks_like_key = re.compile(rf"^(?:{prefixes})\.[a-z0-9_.]+$")
+    decode_dir = Path(DECODERS["xid"].__code__.co_filename).parent
+    named = set().union(*(_string_constants(p) for p in decode_dir.glob("*.py") if p.name != "outcomes.py"))
+    named |= _string_constants(decode_dir.parent / "ruleset.py")  # xid.not_in_overlay: the catalog's default
+    keys = {s for s in named if looks_like_key.match(s)}
+    assert keys == declared  # no key named that is not declared, none declared that nothing names
+    assert set(RULES.outcomes) == OUTCOME_KEYS and set(RULES.adjustments) == set(ADJUSTMENT_KEYS)
+
+
+def _with(**changes):
+    """The shipped ruleset with some decoders.yaml entries replaced."""
+    from dataclasses import replace
+
+    from slurm_attr.ruleset import Adjustment, Outcome
+
+    outcomes = {k: v for k, v in changes.items() if isinstance(v, Outcome)}
+    adjustments = {k: v for k, v in changes.items() if isinstance(v, Adjustment)}
+    return replace(RULES, outcomes={**RULES.outcomes, **outcomes},
+                   adjustments={**RULES.adjustments, **adjustments})
+
+
+def test_decoders_take_role_domain_and_priority_from_the_rules(make_bundle):
+    from slurm_attr.ruleset import Outcome
+
+    rules = _with(**{"oom_kill.in_job": Outcome("symptom", "application", 7),
+                     "cancel.preemption": Outcome("context", None, 1)})
+    workload = load_workload(make_bundle({}))
+    oom = DECODERS["oom"]({"oom_memcg": "/slurm/uid_1/job_4242", "proc": "python"},
+                          DecodeContext(rules, workload))
+    assert (oom.role, oom.sub_domain, oom.priority) == ("symptom", "application", 7)
+    preempted = DECODERS["slurm_cancel"]({"why": "PREEMPTION"}, DecodeContext(rules, workload))
+    assert (preempted.role, preempted.sub_domain, preempted.priority) == ("context", None, 1)
+    outside = DECODERS["oom"]({"proc": "python"}, DecodeContext(rules, workload))
+    assert outside.priority == RULES.outcomes["oom_kill.outside_job"].priority
+
+
+def test_the_blame_on_an_earlier_xid_is_a_formula_with_named_parameters(make_bundle):
+    from slurm_attr.ruleset import Adjustment
+
+    line = {"xid": "45", "detail": "Ch 00000001 caused by previous Xid 79"}
+    earlier = RULES.xid_catalog[79]["priority"]
+    shipped = decode_xid(dict(line), ctx(make_bundle))
+    assert shipped.priority == max(20, min(earlier, 80) - 15)
+    rules = _with(**{"xid.blamed_on_earlier": Adjustment(
+        role="symptom", sub_domain="earlier", sets_sub_domain=True, priority_from_earlier=(99, 1, 0))})
+    edited = decode_xid(dict(line), DecodeContext(rules, load_workload(make_bundle({}))))
+    assert (edited.role, edited.sub_domain, edited.priority) == ("symptom", "gpu", earlier - 1)
+
+
+def test_an_adjustment_applies_only_to_its_sub_domains(make_bundle):
+    from slurm_attr.ruleset import Adjustment
+
+    rules = _with(**{"xid.restart_app": Adjustment(when_sub_domain=("nvlink",), sub_domain="application",
+                                                   sets_sub_domain=True, priority_at_most=44)})
+    c = decode_xid({"xid": "8", "detail": "Ch 00000010"}, DecodeContext(rules, load_workload(make_bundle({}))))
+    assert c.sub_domain == "gpu" and "restart the application" not in c.summary
+
+
+def test_an_xid_the_overlay_does_not_classify_takes_the_default_outcome(tmp_path):
+    import shutil
+
+    from slurm_attr.ruleset import builtin_dir
+
+    rules_dir = tmp_path / "rules"
+    shutil.copytree(builtin_dir(), rules_dir, ignore=shutil.ignore_patterns("__pycache__", "*.py"))
+    overlay = rules_dir / "xid_overlay.csv"
+    overlay.write_text("".join(line for line in overlay.read_text().splitlines(keepends=True)
+                               if not line.startswith("79,")))
+    entry = load(str(rules_dir)).xid_catalog[79]
+    default = RULES.outcomes["xid.not_in_overlay"]
+    assert (entry["role"], entry["sub_domain"], entry["priority"]) == (default.role, default.sub_domain,
+                                                                      default.priority)
+    assert entry["mnemonic"] == "ROBUST_CHANNEL_GPU_HAS_FALLEN_OFF_THE_BUS"  # the vendor's row stays

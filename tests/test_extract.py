@@ -325,8 +325,18 @@ def test_hung_task_inside_nfs_code_is_storage_elsewhere_the_host(make_bundle):
     nfs = [*head, _syslog("gpu-02", "10:30:00", " nfs_wait_on_request+0x2b/0x40 [nfs]")]
     d = analyze_bundle(make_bundle({"nodes/gpu-02/syslog": "".join(nfs)}))
     assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("storage", ["gpu-02"])
-    other = [*head, _syslog("gpu-02", "10:30:00", " io_schedule+0x16/0x40")]
-    assert analyze_bundle(make_bundle({"nodes/gpu-02/syslog": "".join(other)}))["sub_domain"] == "host"
+    # waiting on block or page I/O: the storage under the task stalled, which one unsaid
+    io_wait = [*head, _syslog("gpu-02", "10:30:00", " ? bit_wait+0x50/0x50"),
+               _syslog("gpu-02", "10:30:00", " io_schedule+0x16/0x40")]
+    d = analyze_bundle(make_bundle({"nodes/gpu-02/syslog": "".join(io_wait)}))
+    assert (d["sub_domain"], d["evidence_status"], d["root_cause"]["nodes"]) == \
+        ("storage", "hypothesis", ["gpu-02"])
+    driver = [*head, _syslog("gpu-02", "10:30:00", " mutex_lock+0x1d/0x30"),
+              _syslog("gpu-02", "10:30:00", " os_acquire_mutex+0x2c/0x40 [nvidia]")]
+    assert analyze_bundle(make_bundle({"nodes/gpu-02/syslog": "".join(driver)}))["sub_domain"] == "host"
+    # the same frame outside a hung-task report is nothing
+    alone = _syslog("gpu-02", "10:30:00", " io_schedule+0x16/0x40")
+    assert analyze_bundle(make_bundle({"nodes/gpu-02/syslog": alone}))["sub_domain"] != "storage"
 
 
 def test_enospc_behind_collector_prefixes_is_storage(make_bundle):
@@ -369,3 +379,61 @@ def test_a_network_root_without_a_host_takes_the_peer_its_transfers_named(make_b
            "gpu-02<37948> with error 12, opcode 2, len 1\n")
     d = analyze_bundle(make_bundle({"app/out.log": out}))
     assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("network", ["gpu-02"])
+
+
+# ---------------------------------------------------------------- message formats seen in excerpts
+def test_nccl_ib_warning_without_its_host_prefix_still_points_at_the_network(make_bundle):
+    # Launchers and quoted excerpts drop NCCL's `host:pid:tid [dev]` prefix.
+    line = ("NCCL WARN NET/IB : Got completion from peer 10.1.2.3<4444> with error 12, opcode 1, "
+            "len 0, vendor err 129 (Recv)\n")
+    d = analyze_bundle(make_bundle({"app/out.log": line}))
+    assert d["sub_domain"] == "network"
+
+
+def test_ib_plugin_completion_error_without_nccl_warn_is_read(make_bundle):
+    line = "NET/IBP:Got completion from peer 10.9.8.7<5555> with status=12 opcode=1 len=0 vendor err 129 (Send)\n"
+    d = analyze_bundle(make_bundle({"app/out.log": line}))
+    assert d["sub_domain"] == "network"
+    assert any(s["rule"] == "nccl.ib_transport" for s in d["symptoms"])
+
+
+def test_cuda_failure_in_nccl_nvls_transport_is_the_nodes_nvlink_fabric(make_bundle):
+    line = "gpu-02:700:701 [5] transport/nvls.cc:180 NCCL WARN Cuda failure 1 'invalid argument'\n"
+    d = analyze_bundle(make_bundle({"app/out.log": line}))
+    assert d["sub_domain"] == "nvlink" and d["root_cause"]["nodes"] == ["gpu-02"]
+
+
+def test_gpu_memory_exhausted_in_nvls_setup_is_not_blamed_on_the_fabric(make_bundle):
+    line = "gpu-02:700:701 [5] transport/nvls.cc:180 NCCL WARN Cuda failure 2 'out of memory'\n"
+    d = analyze_bundle(make_bundle({"app/out.log": line}))
+    assert d["sub_domain"] != "nvlink"
+
+
+def test_prolog_failure_blames_the_node_it_names(make_bundle):
+    out = ("srun: error: Prolog failure on node gpu-02\n"
+           "srun: error: Job allocation 4242 has been revoked\n")
+    d = analyze_bundle(make_bundle({"app/out.log": out}))
+    assert d["sub_domain"] == "host" and d["root_cause"]["nodes"] == ["gpu-02"]
+
+
+def test_bus_error_on_shared_memory_is_the_nodes_environment(make_bundle):
+    out = ("RuntimeError: DataLoader worker (pid 4711) is killed by signal: Bus error. It is possible "
+           "that dataloader's workers are out of shared memory.\n")
+    d = analyze_bundle(make_bundle({"app/out.log": out}, nodes="gpu-01"))
+    assert d["sub_domain"] == "host" and d["evidence_status"] == "hypothesis"
+
+
+def test_torchrun_local_rank_tag_does_not_place_the_node(make_bundle):
+    # `[default5]:` is the worker's local rank; the global rank 13 is on the fourth 4-GPU node.
+    line = ("[default5]:[rank13]:[E1120 10:30:00.000 ProcessGroupNCCL.cpp:1515] [PG 0 Rank 13] Process "
+            "group watchdog thread terminated with exception: CUDA error: uncorrectable ECC error "
+            "encountered\n")
+    d = analyze_bundle(make_bundle({"app/out.log": line}, nodes="gpu-[01-04]", gpus_per_node=4))
+    assert d["sub_domain"] == "gpu_memory" and d["root_cause"]["nodes"] == ["gpu-04"]
+
+
+def test_a_task_killed_by_a_bus_error_points_at_the_nodes_shared_memory(make_bundle):
+    out = "srun: error: gpu-02: task 5: Bus error\n"
+    d = analyze_bundle(make_bundle({"app/out.log": out}, nodes="gpu-[01-02]"))
+    assert d["sub_domain"] == "host" and d["evidence_status"] == "hypothesis"
+    assert d["root_cause"]["nodes"] == ["gpu-02"] and "/dev/shm" in d["root_cause"]["explanation"]

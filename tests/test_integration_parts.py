@@ -39,7 +39,7 @@ def test_parsable2_from_slurm_22_05():
     jobs = parse_parsable((DATA / "sacct-22.05.8-parsable2.txt").read_text())
     (failed,) = jobs["1"]
     assert (failed["state"], failed["exit_code"]) == ("FAILED", "3:0")
-    assert [s["id"] for s in failed["steps"]] == ["batch", "0"]
+    assert [s.id for s in failed["steps"]] == ["batch", "0"]
     first, second = jobs["4"]
     assert (first["attempt"], first["state"]) == (0, "REQUEUED")
     assert (second["attempt"], second["state"], second["exit_code"]) == (1, "FAILED", "3:0")

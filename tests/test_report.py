@@ -154,28 +154,55 @@ def test_site_in_a_real_browser(db, evil_db, tmp_path):
         assert shot.is_file() and shot.stat().st_size > 10_000
 
 
-def test_job_page_bodies_are_cached_and_rerendered_when_the_template_changes(tmp_path):
-    from sqlalchemy import select, update
-
+def test_job_page_bodies_are_cached_beside_the_site_and_rerendered_when_stale(tmp_path):
     from slurm_attr.analyze import analyze_bundle
-    from slurm_attr.report import render
+    from slurm_attr.report import site
     from slurm_attr.report.query import Filters, load_frame
-    from slurm_attr.store.models import DiagnosisDocument
     from slurm_attr.store.repository import Store
 
     d = analyze_bundle(sample_dirs()[0])
     window = Filters(parse_when("2026-01-01"), parse_when("2027-01-01"))
+    out = tmp_path / "site"
     with Store.open(f"sqlite:///{tmp_path / 'c.db'}") as store:
-        store.save_diagnosis(d, render_page=render.job_page_body)
-        with store.sessions.begin() as s:  # as if stored by an older template, with a marker
-            s.execute(update(DiagnosisDocument).values(page_version="old", page_html="<p>STALE</p>"))
-        render.write_site(store, load_frame(store, window), window, tmp_path / "a")
-        page = next((tmp_path / "a" / "jobs").iterdir()).read_text()
+        store.save_diagnosis(d)
+        site.write_site(store, load_frame(store, window), window, out)
+        cache = site.BodyCache(out)
+        (cached,) = list(cache.dir.iterdir())
+        assert d["workload"]["job_id"] in cached.read_text()
+        cached.write_text("<p>CACHED</p>")  # a current body is used as it is, not re-rendered
+        site.write_site(store, load_frame(store, window), window, out)
+        assert "CACHED" in next((out / "jobs").iterdir()).read_text()
+        stale = cache.root / "0123456789abcdef"  # a body from an older template version
+        stale.mkdir()
+        (stale / cached.name).write_text("<p>STALE</p>")
+        cached.unlink()
+        site.write_site(store, load_frame(store, window), window, out)
+        page = next((out / "jobs").iterdir()).read_text()
         assert "STALE" not in page and d["workload"]["job_id"] in page
-        with store.sessions() as s:
-            version, html = s.execute(select(DiagnosisDocument.page_version, DiagnosisDocument.page_html)).one()
-        assert version == render.job_page_body(d)[0] and "STALE" not in html
-        with store.sessions.begin() as s:  # now current: a report uses the cached body as it is
-            s.execute(update(DiagnosisDocument).values(page_html="<p>CACHED</p>"))
-        render.write_site(store, load_frame(store, window), window, tmp_path / "b")
-        assert "CACHED" in next((tmp_path / "b" / "jobs").iterdir()).read_text()
+        assert not stale.exists() and [p.name for p in cache.root.iterdir()] == [cache.version]
+        store.save_diagnosis({**d, "verdict": d["verdict"] + " (re-diagnosed)"})  # a new hash
+        site.write_site(store, load_frame(store, window), window, out)
+        (body,) = list(cache.dir.iterdir())  # the old diagnosis' body went with it
+        assert body.name != cached.name and "(re-diagnosed)" in body.read_text()
+
+
+def test_the_overview_lists_what_the_diagnoses_could_not_see(tmp_path):
+    from collections import Counter
+
+    from slurm_attr.analyze import analyze_bundle
+    from slurm_attr.report import site
+    from slurm_attr.report.query import Filters, load_frame
+    from slurm_attr.store.repository import Store
+
+    docs = [analyze_bundle(b) for b in sample_dirs()]
+    expected = Counter((c["collector"], c["status"]) for d in docs for c in d["coverage"]
+                       if c["status"] != "ok")
+    assert expected, "the samples should include sources that could not be read"
+    window = Filters(parse_when("2020-01-01"), parse_when("2030-01-01"))
+    with Store.open(f"sqlite:///{tmp_path / 'g.db'}") as store:
+        store.save_many(docs)
+        site.write_site(store, load_frame(store, window), window, tmp_path / "site")
+    page = (tmp_path / "site" / "index.html").read_text()
+    table = page[page.index('id="gaps"'):].split("</table>")[0]
+    for (collector, status), n in sorted(expected.items(), key=lambda kv: (-kv[1], kv[0]))[:10]:
+        assert f"<td>{collector}</td><td>{status}</td><td class=\"num\">{n}</td>" in table

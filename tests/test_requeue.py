@@ -35,7 +35,7 @@ def test_a_requeued_attempt_whose_job_then_completed_is_listed_not_counted(make_
     from sqlalchemy import update
 
     from slurm_attr.report.query import Filters, load_frame
-    from slurm_attr.report.render import render_csv, render_text
+    from slurm_attr.report.tables import render_csv, render_text
     from slurm_attr.store import queue
     from slurm_attr.store.models import QueueEntry
     from slurm_attr.store.repository import Store

@@ -27,7 +27,7 @@ def test_2411_shapes_numbers_lists_and_signals():
     facts = parse_job(job)
     assert facts["state"] == "NODE_FAIL" and facts["exit_code"] == "0:9"
     assert facts["attempt"] == 1 and facts["failed_node"] == "gpu-03"
-    assert facts["steps"][0]["id"] == "0"
+    assert facts["steps"][0].id == "0"
 
 
 def test_requeued_attempts_are_selected_by_restart_count():

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 from conftest import sample_dirs
-from golden import mismatches
+from golden import document_diff, mismatches
 
 from slurm_attr.analyze import analyze_bundle
 from slurm_attr.output.diagnosis import dumps
@@ -20,6 +20,14 @@ def test_sample_diagnosis_matches_expected(bundle):
     assert mismatches(expected, diagnosis) == []
     assert diagnosis["schema"] == "slurm-attr/diagnosis/v1"
     assert diagnosis["errors"] == []
+
+
+@pytest.mark.parametrize("bundle", sample_dirs(), ids=lambda p: p.name)
+def test_sample_diagnosis_is_the_reviewed_document(bundle):
+    """The whole explanation is pinned, not only the verdict: a demoted symptom, a dropped
+    evidence line or a changed sentence shows as a diff of diagnosis.json."""
+    diff = document_diff(bundle / "diagnosis.json", analyze_bundle(bundle))
+    assert diff is None, f"the diagnosis is not the reviewed one:\n{diff}"
 
 
 def test_there_are_enough_samples_covering_every_sub_domain():

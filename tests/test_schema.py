@@ -37,3 +37,18 @@ def test_the_schema_rejects_what_consumers_must_not_see():
     for broken in ({**doc, "outcome": "hardwear"}, {**doc, "surprise": 1},
                    {**doc, "coverage": [{**doc["coverage"][0], "status": "fine"}]}):
         assert _errors(broken)
+
+
+def test_the_typed_document_has_the_schemas_keys():
+    """The TypedDicts code is type-checked against say what the published schema says."""
+    from slurm_attr.output import document as t
+
+    defs, top = SCHEMA["$defs"], SCHEMA["properties"]
+    pairs = {t.DiagnosisDoc: SCHEMA, t.WorkloadDoc: defs["workload"], t.StepDoc: defs["step"],
+             t.RootCauseDoc: defs["root_cause"], t.CandidateDoc: defs["candidate"],
+             t.EventDoc: defs["event"], t.SourceDoc: defs["source"], t.CoverageDoc: defs["coverage"],
+             t.SpanDoc: defs["coverage"]["properties"]["span"], t.ErrorDoc: top["errors"]["items"],
+             t.TraceDoc: top["rule_trace"]["items"], t.RulesDoc: top["rules"]}
+    for typed, schema in pairs.items():
+        assert set(typed.__required_keys__) == set(schema["required"]) == set(schema["properties"]), \
+            typed.__name__

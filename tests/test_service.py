@@ -23,7 +23,6 @@ import pytest
 from conftest import ROOT, SAMPLES, _postgres_url, sample_dirs
 
 from slurm_attr.analyze import analyze_bundle
-from slurm_attr.report.render import job_page_body
 from slurm_attr.store.repository import Store
 
 READ = "read-token-0123456789abcdef"
@@ -116,7 +115,7 @@ def service(request, tmp_path_factory, sample_diagnoses) -> Iterator[Service]:
     gen = _postgres_url() if request.param == "postgres" else None
     db = next(gen) if gen else f"sqlite:///{folder / 'attr.db'}"
     with Store.open(db) as store:  # the samples, stored as the worker would store them
-        store.save_many(sample_diagnoses, render_page=job_page_body)
+        store.save_many(sample_diagnoses)
     yield from start_service(folder, db)
     if gen:
         next(gen, None)
@@ -462,3 +461,72 @@ def test_https_without_a_proxy(tmp_path):
         assert svc.url.startswith("https://")
         with svc.client(READ) as client:
             assert client.get("/v1/summary").status_code == 200
+
+
+# ---------------------------------------------------------------------------- node state
+SHOW_NODE = ("NodeName=gpu-01 Arch=x86_64 CoresPerSocket=1 CPUAlloc=0 CPUTot=2 CPULoad=0.00 "
+             "AvailableFeatures=(null) ActiveFeatures=(null) Gres=(null) NodeAddr=127.0.0.1 "
+             "NodeHostName=gpu-01 Version=22.05.8 OS=Linux 6.1.0 RealMemory=1000 AllocMem=0 FreeMem=N/A "
+             "Sockets=2 Boards=1 State=IDLE+DRAIN ThreadsPerCore=1 TmpDisk=0 Weight=1 Owner=N/A "
+             "MCS_label=N/A Partitions=debug BootTime=2026-11-30T02:50:00 SlurmdStartTime=2026-11-30T02:55:00 "
+             "LastBusyTime=2026-11-30T03:15:39 CfgTRES=cpu=2,mem=1000M,billing=2 AllocTRES= CapWatts=n/a "
+             "CurrentWatts=0 AveWatts=0 ExtSensorsJoules=n/s ExtSensorsWatts=0 ExtSensorsTemp=n/s "
+             "Reason=NHC: GPU 0 fell off the bus [root@2026-11-30T03:15:37]\n")
+EVENTS = {"events": [{"node": "gpu-01", "start": "2026-11-20T10:30:00+00:00", "end": None,
+                      "state": "DRAIN", "reason": "NHC: <b>GPU 0</b> fell off the bus", "user": "root"}]}
+
+
+def _node_event_bundle() -> bytes:
+    workload = json.dumps({**json.loads(WORKLOAD), "cluster": "nodestate"}).encode()
+    return tar_gz([(member("workload.json"), workload), (member("events.json"), json.dumps(EVENTS).encode())])
+
+
+def test_node_state_comes_from_scontrol_cached_else_the_last_recorded(tmp_path):
+    from slurm_attr.config import Settings
+    from slurm_attr.scope.slurm import SlurmError
+    from slurm_attr.service.nodes import NodeStates, parse_show_node
+
+    assert parse_show_node(SHOW_NODE) == {"state": "IDLE+DRAIN",
+                                          "reason": "NHC: GPU 0 fell off the bus [root@2026-11-30T03:15:37]"}
+    bundle = tmp_path / "b"
+    bundle.mkdir()
+    with tarfile.open(fileobj=io.BytesIO(_node_event_bundle())) as tar:
+        tar.extractall(bundle, filter="data")
+    calls: list[list[str]] = []
+
+    def scontrol(argv: list[str], timeout: int) -> str:
+        calls.append(argv)
+        if failing:
+            raise SlurmError("scontrol exited 1: Unable to contact slurm controller")
+        return SHOW_NODE
+
+    with Store.open(f"sqlite:///{tmp_path / 'n.db'}") as store:
+        store.save_diagnosis(analyze_bundle(bundle))
+        failing = False
+        states = NodeStates(Settings(), store, runner=scontrol)
+        live = states.state("gpu-01")
+        assert (live["source"], live["state"]) == ("scontrol", "IDLE+DRAIN")
+        assert states.state("gpu-01") == live and len(calls) == 1  # cached
+        assert calls[0][-3:] == ["show", "node", "gpu-01"]
+        failing = True
+        down = NodeStates(Settings(), store, runner=scontrol).state("gpu-01")
+        assert (down["source"], down["state"]) == ("recorded", "DRAIN")
+        assert down["reason"] == EVENTS["events"][0]["reason"] and "controller" in down["unavailable"]
+
+
+def test_node_endpoint_and_page_say_the_state_and_which_it_is(service):
+    submit, read = service.client(SUBMIT), service.client(READ)
+    posted = submit.post("/v1/attributions", params={"save": "true"}, content=_node_event_bundle(),
+                         headers={"Content-Type": "application/gzip"})
+    assert posted.status_code == 200, posted.text
+    assert any(e["kind"] == "node_state_change" for e in posted.json()["symptoms"])
+    state = read.get("/v1/nodes/gpu-01", params=WINDOW).json()["state"]
+    assert state["source"] in ("scontrol", "recorded")
+    if state["source"] == "recorded":  # no controller answers on this host
+        assert state["state"] == "DRAIN" and state["unavailable"]
+    for bad in ("-rf", "gpu[01-02]", "a b", "<b>"):
+        assert read.get(f"/v1/nodes/{bad}").status_code in (400, 404), bad
+    page = read.get("/nodes/gpu-01.html", headers={"Accept": "text/html"})
+    assert page.status_code == 200 and "State now:" in page.text
+    assert "<b>GPU 0</b>" not in page.text
+    assert read.get("/nodes/-rf.html", headers={"Accept": "text/html"}).status_code == 404

@@ -251,10 +251,11 @@ class LogCollector:
         if entry is None or node not in self.workload.nodes:
             return
         gpu = metric.get("gpu", "?")
+        priority = entry["priority"] + self.extractor.ruleset.policy["metrics"]["dcgm_xid_priority_delta"]
         obs.events.append(Event(
             kind="gpu_xid", rule="metrics.dcgm_xid", node=node, time=when, time_quality="exact",
             source=SourceRef(rel, 0, f"DCGM_FI_DEV_XID_ERRORS{{gpu={gpu}}} = {xid}"),
-            sub_domain=entry["sub_domain"], base_role=entry["role"], priority=entry["priority"] - 5,
+            sub_domain=entry["sub_domain"], base_role=entry["role"], priority=max(0, min(100, priority)),
             summary=f"DCGM reported Xid {xid} ({entry['description']}) on GPU {gpu}.",
             code=f"XID {xid}", fields={"xid": str(xid), "gpu": str(gpu)},
         ))

@@ -1,11 +1,13 @@
 """Execution context: a static bundle (see README), its files described as `Sources` for the
-shared collector; journals below `nodes/<node>/` are converted by the journald source.
+shared collector; journals below `nodes/<node>/` are converted by the journald source, and an
+`events.json` (node state history) becomes events as the live `sacctmgr_events` source makes them.
 
 Every file is listed and later opened through `confine.Root`: nothing below the bundle's own
 directory is followed through a link, and only regular files are read."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path, PurePosixPath
 
 from slurm_attr.collect.collector import LogCollector, SourceFile, Sources
@@ -14,7 +16,7 @@ from slurm_attr.collect.files import ReadLimits
 from slurm_attr.connectors.journald import mark_journals
 from slurm_attr.model import Coverage, Observations, Workload
 from slurm_attr.ruleset import Ruleset
-from slurm_attr.scope.static import open_bundle
+from slurm_attr.scope.static import EVENTS, load_events, open_bundle
 
 _MISSING = {"job_output": "no job output (app/) in the bundle",
             "node_syslog": "no system logs for {node} in the bundle",
@@ -40,7 +42,20 @@ def bundle_sources(root: Root, workload: Workload) -> Sources:
     sources.nodes = {n: mark_journals(described(f"nodes/{n}", "node_syslog", n)) for n in workload.nodes}
     sources.controller = described("controller", "controller")
     sources.metrics = [f for f in described("metrics", "metrics") if f.name.endswith(".json")]
+    _node_history(root, workload, sources)
     return sources
+
+
+def _node_history(root: Root, workload: Workload, sources: Sources) -> None:
+    """`events.json`, when the bundle has one: the node state history, read as the live
+    `sacctmgr_events` source reads sacctmgr's answer."""
+    history = load_events(root)
+    if history is None:
+        return
+    from slurm_attr.connectors.sacctmgr_events import add_history  # only bundles that have one
+
+    add_history(sources, workload, timedelta(seconds=history.margin_s),
+                history.events if history.error is None else None, history.error, EVENTS)
 
 
 class BundleCollector:

@@ -36,27 +36,41 @@ def node_state_events(events: list[NodeEvent], w: Workload, margin: timedelta) -
     return out
 
 
+def add_history(found: Sources, w: Workload, margin: timedelta, history: list[NodeEvent] | None,
+                error: str | None, where: str) -> None:
+    """The node state history (or why it could not be had) as events and one coverage entry; a
+    bundle's `events.json` comes through here too, so both give the same diagnosis."""
+    cov = Coverage("node_state", None)
+    if history is None:
+        cov.status, cov.reason = "error", error or "no node state history"
+    else:
+        cov.status, cov.lines = "ok", len(history)
+        cov.files.append(where)
+        found.extra_events += node_state_events(history, w, margin)
+    _failed_node(found, w)
+    found.extra_coverage.append(cov)
+
+
+def _failed_node(found: Sources, w: Workload) -> None:
+    if w.state == "NODE_FAIL" and not w.failed_node:  # sacct did not say which node failed
+        down = [e for e in found.extra_events if e.base_role == "cause"]
+        w.failed_node = down[0].node if down else None
+
+
 @register_source("sacctmgr_events")
 class NodeStateHistory:
     name = "sacctmgr_events"
 
     def gather(self, ctx: AttemptContext, found: Sources) -> None:
         w, margin = ctx.workload, timedelta(seconds=ctx.settings.margin_s)
-        cov = Coverage("node_state", None)
-        if not w.nodes:
-            cov.status, cov.reason = "missing", "the job had no nodes"
-        elif ctx.client is None:
-            cov.status, cov.reason = "missing", "no Slurm client to ask"
-        else:
-            try:
-                history = ctx.client.node_events(w.nodes, w.start - margin, w.end + margin)
-            except SlurmError as exc:
-                cov.status, cov.reason = "error", str(exc)
-            else:
-                cov.status, cov.lines = "ok", len(history)
-                cov.files.append("sacctmgr show event")
-                found.extra_events += node_state_events(history, w, margin)
-        if w.state == "NODE_FAIL" and not w.failed_node:  # sacct did not say which node failed
-            down = [e for e in found.extra_events if e.base_role == "cause"]
-            w.failed_node = down[0].node if down else None
-        found.extra_coverage.append(cov)
+        if not w.nodes or ctx.client is None:
+            why = "the job had no nodes" if not w.nodes else "no Slurm client to ask"
+            _failed_node(found, w)
+            found.extra_coverage.append(Coverage("node_state", None, "missing", why))
+            return
+        try:
+            history = ctx.client.node_events(w.nodes, w.start - margin, w.end + margin)
+        except SlurmError as exc:
+            add_history(found, w, margin, None, str(exc), "sacctmgr show event")
+            return
+        add_history(found, w, margin, history, None, "sacctmgr show event")

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from slurm_attr.model import Workload
-from slurm_attr.ruleset import Ruleset
+from slurm_attr.ruleset import EARLIER, Ruleset
 
 
 @dataclass
@@ -28,6 +28,35 @@ class DecodeContext:
     ruleset: Ruleset
     workload: Workload
     before: list[str] = field(default_factory=list)  # earlier lines, oldest first
+
+
+def classified(ctx: DecodeContext, key: str, summary: str, **details: Any) -> Classification:
+    """The classification decoders.yaml gives outcome `key` (role, sub_domain, priority), with the
+    decoder's own summary, code, action, fields and node."""
+    outcome = ctx.ruleset.outcomes[key]
+    return Classification(role=outcome.role, sub_domain=outcome.sub_domain, priority=outcome.priority,
+                          summary=summary, **details)
+
+
+def adjust(cls: Classification, ctx: DecodeContext, key: str,
+           earlier: dict[str, Any] | None = None) -> bool:
+    """Apply decoders.yaml adjustment `key` to a catalog classification; False when its
+    `when_sub_domain` leaves this one alone. `earlier`: the catalog entry of the blamed Xid."""
+    rule = ctx.ruleset.adjustments[key]
+    if rule.when_sub_domain is not None and cls.sub_domain not in rule.when_sub_domain:
+        return False
+    if rule.role is not None:
+        cls.role = rule.role
+    if rule.sets_sub_domain:
+        cls.sub_domain = (earlier or {}).get("sub_domain") if rule.sub_domain == EARLIER else rule.sub_domain
+    if rule.priority is not None:
+        cls.priority = rule.priority
+    if rule.priority_at_most is not None:
+        cls.priority = min(cls.priority, rule.priority_at_most)
+    if rule.priority_from_earlier is not None and earlier is not None:
+        at_most, minus, at_least = rule.priority_from_earlier
+        cls.priority = max(at_least, min(int(earlier["priority"]), at_most) - minus)
+    return True
 
 
 class SafeDict(dict):
@@ -70,13 +99,13 @@ def render(template: str | None, fields: dict[str, Any]) -> str:
 
 def classify_from_table(table: list[dict[str, Any]], fields: dict[str, str], *,
                         text: str = "") -> Classification | None:
-    """First entry whose `match` (on text), `exc` and `msg` regexes all match the fields."""
+    """First entry whose `match` (on text), `exc` and `msg` regexes all match the fields (the
+    loader made sure each entry has a role and a priority)."""
     for entry in table:
         checks = (("_match", text), ("_exc", fields.get("exc", "")), ("_msg", fields.get("msg", "")))
         if all(entry[key].search(value or "") for key, value in checks if key in entry):
             return Classification(
-                role=entry.get("role", "symptom"), sub_domain=entry.get("sub_domain"),
-                priority=int(entry.get("priority", 10)),
+                role=entry["role"], sub_domain=entry.get("sub_domain"), priority=int(entry["priority"]),
                 summary=render(entry.get("summary"), fields),
                 code=render(entry.get("code"), fields) or None,
                 action=render(entry.get("action"), fields) or None,
@@ -104,14 +133,15 @@ def strip_rank(line: str) -> tuple[str, str | None]:
     """(the job's own text, the rank) with every launcher and collector prefix layer removed.
 
     The rank is the launcher's global one (`80: [rank80]:` gives 80; `[1,12]<stdout>:` gives 12;
-    `[rank13]:[E...] [Rank 1]` gives 13, the `[Rank 1]` being the rank inside a process group)."""
+    `[rank13]:[E...] [Rank 1]` gives 13, the `[Rank 1]` being the rank inside a process group).
+    torchrun's `[defaultN]:` is the worker's local rank on its node, so it names no rank."""
     rank, weight = None, 0
     for _ in range(_MAX_LAYERS):
         m = _RANK_LAYER.match(line)
         if m:
             # torchrun's global rank beats mpirun's, which beats srun's task label; a bare
             # `[Rank N]` may be the rank inside a sub-group, so it only fills a gap.
-            for group, w in (("a", 4), ("b", 4), ("d", 3), ("c", 2), ("e", 1)):
+            for group, w in (("a", 4), ("d", 3), ("c", 2), ("e", 1)):
                 if m[group] is not None and w > weight:
                     rank, weight = m[group], w
             line = line[m.end():]

@@ -10,6 +10,7 @@ import hostlist
 from slurm_attr.decode.base import (
     Classification,
     DecodeContext,
+    classified,
     classify_from_table,
     render,
     strip_rank,
@@ -35,14 +36,13 @@ def decode_sxid(fields: dict[str, str], ctx: DecodeContext) -> Classification:
     code = int(fields.get("sxid") or 0)
     said_fatal = fields.get("severity", "").lower() == "fatal" or "Fatal" in fields.get("detail", "")
     if code in _SXID_ALWAYS_FATAL:
-        cls, prio, note = "always fatal: the whole fabric needs a host restart", 82, "fatal"
+        key, cls, note = "sxid.always_fatal", "always fatal: the whole fabric needs a host restart", "fatal"
     elif code in _SXID_FATAL or said_fatal:
-        cls, prio, note = "fatal to the partitions using this NVSwitch port", 78, "fatal"
+        key, cls, note = "sxid.fatal", "fatal to the partitions using this NVSwitch port", "fatal"
     else:
-        cls, prio, note = "non-fatal", 20, "non-fatal"
-    return Classification(
-        role="cause" if note == "fatal" else "context", sub_domain="nvlink", priority=prio,
-        code=f"SXid {code}",
+        key, cls, note = "sxid.nonfatal", "non-fatal", "non-fatal"
+    return classified(
+        ctx, key, code=f"SXid {code}",
         summary=f"NVSwitch SXid {code} ({cls}) on switch {fields.get('pci', '?')}"
                 + (f" port {fields['port']}" if fields.get("port") else "")
                 + (f": {fields['detail']}" if fields.get("detail") else ""),
@@ -112,9 +112,8 @@ def decode_oom(fields: dict[str, str], ctx: DecodeContext) -> Classification | N
     in_job = bool(m)
     cgroup_kill = fields.get("constraint") == "CONSTRAINT_MEMCG" or "cgroup" in fields.get("cgroup", "")
     scope = "the job's memory cgroup limit" if (in_job or cgroup_kill) else "the whole node's memory"
-    return Classification(
-        role="cause", sub_domain="host_oom", priority=78 if in_job else 70,
-        code="OOM kill",
+    return classified(
+        ctx, "oom_kill.in_job" if in_job else "oom_kill.outside_job", code="OOM kill",
         summary=f"The kernel OOM killer killed {fields.get('proc', '?')} (pid {fields.get('pid', '?')}) "
                 f"on {fields.get('node') or '?'}: it went over {scope}.",
         action="Request more memory (--mem / --mem-per-gpu) or reduce host memory use "
@@ -122,39 +121,43 @@ def decode_oom(fields: dict[str, str], ctx: DecodeContext) -> Classification | N
     )
 
 
+# slurmstepd's reason -> (outcome key, summary)
+_CANCEL_REASONS = {
+    "TIME LIMIT": ("cancel.time_limit", "Slurm cancelled the job at its time limit."),
+    "PREEMPTION": ("cancel.preemption", "Slurm preempted the job."),
+    "NODE FAILURE": ("cancel.node_failure", "Slurm cancelled the job because a node failed."),
+    "JOB REQUEUE": ("cancel.requeue", "Slurm requeued the job."),
+    "TASK FAILURE": ("cancel.task_failure", "Slurm cancelled the step because a task failed."),
+}
+
+
 def decode_slurm_cancel(fields: dict[str, str], ctx: DecodeContext) -> Classification:
     why = (fields.get("why") or "").strip()
     if not fields.get("host") and fields.get("host_after"):
         fields["host"] = fields["host_after"].rstrip("*").strip()
-    table = {
-        "TIME LIMIT": ("time_limit", "cause", 58, "Slurm cancelled the job at its time limit."),
-        "PREEMPTION": ("preemption", "cause", 96, "Slurm preempted the job."),
-        "NODE FAILURE": ("host", "symptom", 40, "Slurm cancelled the job because a node failed."),
-        "JOB REQUEUE": (None, "context", 5, "Slurm requeued the job."),
-        "TASK FAILURE": (None, "symptom", 10, "Slurm cancelled the step because a task failed."),
-    }
-    sub, role, prio, text = table.get(why, ("cancelled", "symptom", 30,
-                                            "Slurm cancelled the job (scancel or a signal)."))
+    key, text = _CANCEL_REASONS.get(why, ("cancel.other", "Slurm cancelled the job (scancel or a signal)."))
     if why == "TIME LIMIT" and fields.get("scope") == "STEP":
         text = "Slurm cancelled the job step at the job's time limit."
-
-    return Classification(role=role, sub_domain=sub, priority=prio,
-                          code=f"CANCELLED {why}".strip(), summary=text,
-                          node=fields.get("host"))
+    return classified(ctx, key, text, code=f"CANCELLED {why}".strip(), node=fields.get("host"))
 
 
 def decode_srun(fields: dict[str, str], ctx: DecodeContext) -> Classification:
     what = fields.get("what", "")
     node = fields.get("host")
     if "Out Of Memory" in what:
-        return Classification(role="cause", sub_domain="host_oom", priority=74,
-                              code="srun OOM", node=node,
-                              summary=f"srun: task(s) {fields.get('tasks')} on {node} ran out of memory.",
-                              action="Request more memory (--mem / --mem-per-gpu).")
+        return classified(ctx, "srun.oom", code="srun OOM", node=node,
+                          summary=f"srun: task(s) {fields.get('tasks')} on {node} ran out of memory.",
+                          action="Request more memory (--mem / --mem-per-gpu).")
+    if what.startswith("Bus error"):  # SIGBUS: a mapped page could not be backed
+        return classified(ctx, "srun.bus_error", code="srun SIGBUS", node=node,
+                          summary=f"srun: task(s) {fields.get('tasks')} on {node} died of a bus error: "
+                                  "mapped memory failed, most often /dev/shm full or too small.",
+                          action="Give the job a larger /dev/shm; if it is ample, check the file "
+                                 "system behind the job's mapped files.")
     signal = next((sig for word, sig in _SIGNALS.items() if what.startswith(word)), None)
     code = f"srun {signal}" if signal else "srun task exit"
-    return Classification(role="symptom", sub_domain=None, priority=12, code=code, node=node,
-                          summary=f"srun: task(s) {fields.get('tasks')} on {node}: {what}")
+    return classified(ctx, "srun.task_exit", code=code, node=node,
+                      summary=f"srun: task(s) {fields.get('tasks')} on {node}: {what}")
 
 
 def decode_controller_nodes(fields: dict[str, str], ctx: DecodeContext) -> Classification | None:
@@ -168,22 +171,23 @@ def decode_controller_nodes(fields: dict[str, str], ctx: DecodeContext) -> Class
     node = ours[0]
     fields["node_list"] = ",".join(ours)
     if fields.get("reason") is not None:
-        return Classification(role="context", sub_domain="host", priority=10,
-                              code="Node reason", node=node,
-                              summary=f"An admin or health check set the reason on {node}: "
-                                      f"{fields['reason']}")
+        return classified(ctx, "node.reason", code="Node reason", node=node,
+                          summary=f"An admin or health check set the reason on {node}: "
+                                  f"{fields['reason']}")
     down = bool(fields.get("down") or fields.get("state"))
     admin = bool(fields.get("state"))
     summary = (f"{node} was set DOWN by an admin or health check (scontrol update)." if admin else
                f"{node} stopped responding to slurmctld" + (" and was set DOWN." if down else "."))
-    return Classification(
-        role="cause", sub_domain="host", priority=68 if down else 52,
+    return classified(
+        ctx, "node.down" if down else "node.not_responding",
         code="Node DOWN" if down else "Node not responding", node=node, summary=summary,
         action="Check the node's syslog, slurmd and munge, and its BMC; drain it until it is understood.",
     )
 
 
 _HUNG = re.compile(r"INFO: task (?P<proc>[^:]+):(?P<pid>\d+) blocked for more than (?P<secs>\d+) seconds")
+_IO_WAIT = re.compile(r"(?:__)?(?:bit_wait|wait_on_page|folio_wait|io_schedule|lock_page|"
+                      r"balance_dirty_pages|wait_on_buffer|jbd2_|blk_mq_get_tag|submit_bio_wait)")
 _FS_FAMILY = (
     (re.compile(r"^(?:nfs|rpc_|__rpc_|xprt_)|^(?:nfs|nfsv4|nfsv3|sunrpc)$"), "NFS"),
     (re.compile(r"^(?:cxi|kxSleep|mmfs|_ZN\w*Mmfs)|^mmfs"), "GPFS (Spectrum Scale)"),
@@ -211,15 +215,31 @@ def decode_hung_task_fs(fields: dict[str, str], ctx: DecodeContext) -> Classific
     family = next((name for regex, name in _FS_FAMILY if regex.search(func) or regex.search(module)),
                   None)
     if family is None:
-        return None
+        return _hung_in_io_wait(fields, ctx, m, func)
     fields.update(proc=m["proc"], pid=m["pid"], secs=m["secs"], fs=family)
-    return Classification(
-        role="cause", sub_domain="storage", priority=66, code=f"{family.split()[0]} hang",
+    return classified(
+        ctx, "hung_task.fs", code=f"{family.split()[0]} hang",
         summary=f"Task {m['proc']} (pid {m['pid']}) on {fields.get('node') or 'the node'} was blocked "
                 f"for over {m['secs']} s inside {family} code ({func}): the file system stopped "
                 "answering.",
         action=f"Check the {family} servers and the node's path to them; the node recovers once the "
                "mount answers again (reboot it if processes stay in D state).",
+    )
+
+
+def _hung_in_io_wait(fields: dict[str, str], ctx: DecodeContext, m: re.Match[str],
+                     func: str) -> Classification | None:
+    """A hung task waiting on page or block I/O: the storage under it stopped completing I/O."""
+    if not _IO_WAIT.match(func):
+        return None
+    fields.update(proc=m["proc"], pid=m["pid"], secs=m["secs"], fs="page or block I/O")
+    return classified(
+        ctx, "hung_task.io_wait", code="I/O hang",
+        summary=f"Task {m['proc']} (pid {m['pid']}) on {fields.get('node') or 'the node'} was blocked "
+                f"for over {m['secs']} s waiting for I/O ({func}): the storage under it (a local "
+                "disk or a network file system) stopped completing requests.",
+        action="Find the mount the task was writing to (its working or output directory) and check "
+               "that storage: server health, the node's path to it, the disk's error log.",
     )
 
 
@@ -229,8 +249,8 @@ def decode_os_error(fields: dict[str, str], ctx: DecodeContext) -> Classificatio
     what = fields.get("msg") or fields.get("exc") or err
     where = f"rank {fields['rank']}" if fields.get("rank") else "the job"
     if err == "Disk quota exceeded":
-        return Classification(
-            role="cause", sub_domain="application", priority=58, code="EDQUOT",
+        return classified(
+            ctx, "os_error.quota", code="EDQUOT",
             summary=f"{where[0].upper() + where[1:]} could not write: the user's disk quota is "
                     f"exceeded (EDQUOT: {what}).",
             action="Free space under the user's (or project's) quota or ask for a larger one, then "
@@ -242,8 +262,8 @@ def decode_os_error(fields: dict[str, str], ctx: DecodeContext) -> Classificatio
              "Cannot send after transport endpoint shutdown": ("ESHUTDOWN",
                                                                "the mount lost its server")}
     code, meaning = codes.get(err, ("I/O", "the file system failed"))
-    return Classification(
-        role="cause", sub_domain="storage", priority=60, code=code,
+    return classified(
+        ctx, "os_error.storage", code=code,
         summary=f"{where[0].upper() + where[1:]} hit a file-system error: {meaning} ({what}).",
         action="Check the file system the job was using (space, server health, mounts); resubmit "
                "when it is healthy.")
@@ -277,18 +297,18 @@ def decode_torchrun_failure(fields: dict[str, str], ctx: DecodeContext) -> Class
     who = f"rank {rank}" if rank is not None else "a worker"
     first = " (torchrun's first observed failure)" if root else ""
     if code == -9:
-        return Classification(
-            role="symptom", sub_domain="host_oom", priority=29 if root else 27,
+        return classified(
+            ctx, "torchrun.sigkill.first_failure" if root else "torchrun.sigkill",
             code="worker SIGKILL", node=host,
             summary=f"torchrun: {who}{where} was killed with SIGKILL{first}: most often the kernel "
                     "OOM killer.")
     if code < 0:
-        return Classification(role="symptom", sub_domain=None, priority=13 if root else 12,
-                              code=f"worker signal {-code}", node=host,
-                              summary=f"torchrun: {who}{where} was killed by signal {-code}{first}.")
-    return Classification(role="symptom", sub_domain=None, priority=13 if root else 12,
-                          code=f"worker exit {code}", node=host,
-                          summary=f"torchrun: {who}{where} exited with code {code}{first}.")
+        return classified(ctx, "torchrun.signal.first_failure" if root else "torchrun.signal",
+                          code=f"worker signal {-code}", node=host,
+                          summary=f"torchrun: {who}{where} was killed by signal {-code}{first}.")
+    return classified(ctx, "torchrun.exit.first_failure" if root else "torchrun.exit",
+                      code=f"worker exit {code}", node=host,
+                      summary=f"torchrun: {who}{where} exited with code {code}{first}.")
 
 
 _SPOOL = re.compile(r"slurm_script|/slurmd/|/spool/slurm")
@@ -297,14 +317,14 @@ _SPOOL = re.compile(r"slurm_script|/slurmd/|/spool/slurm")
 def decode_execve(fields: dict[str, str], ctx: DecodeContext) -> Classification:
     path, err = fields.get("path", "").strip(), fields.get("err", "").strip()
     if _SPOOL.search(path):
-        return Classification(
-            role="cause", sub_domain="host", priority=62, code="batch script missing",
+        return classified(
+            ctx, "execve.spool_missing", code="batch script missing",
             summary=f"slurmstepd on {fields.get('node') or 'the node'} could not start the batch "
                     f"script {path} ({err}): slurmd's spool on the node is broken, not the job.",
             action="Drain the node; check slurmd's spool directory and /tmp (full, read-only or "
                    "wiped) and restart slurmd or reboot.")
-    return Classification(
-        role="cause", sub_domain="application", priority=45, code="exec failed",
+    return classified(
+        ctx, "execve.command_missing", code="exec failed",
         summary=f"slurmstepd could not run the job's command {path} ({err}): it is missing from "
                 "the job's environment or PATH.",
         action="Fix the command or the environment (module load, PATH, container) and resubmit.")

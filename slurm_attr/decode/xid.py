@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from slurm_attr.decode.base import Classification, DecodeContext, normalize_pci
+from slurm_attr.decode.base import Classification, DecodeContext, adjust, classified, normalize_pci
 
 _PCI_BEFORE = re.compile(r"The NVIDIA GPU (?P<pci>[0-9a-fA-F:.]+)")
 _CAUSED_BY = re.compile(r"caused by previous Xid (?P<prev>\d+)")
@@ -43,8 +43,8 @@ def decode_xid(fields: dict[str, str], ctx: DecodeContext) -> Classification:
     detail = (fields.get("detail") or "").strip()
     actions = ctx.ruleset.policy.get("xid_actions", {})
     if entry is None:
-        return Classification(
-            role="cause", sub_domain="gpu", priority=50, code=f"XID {xid}",
+        return classified(
+            ctx, "xid.not_in_catalog", code=f"XID {xid}",
             summary=f"Xid {xid} (not in the catalog) on GPU {fields.get('pci', '?')}: {detail}",
             action=actions.get("CONTACT_SUPPORT"))
     cls = Classification(
@@ -59,17 +59,16 @@ def decode_xid(fields: dict[str, str], ctx: DecodeContext) -> Classification:
     caused = _CAUSED_BY.search(detail)
     if caused:
         _caused_by(int(caused["prev"]), cls, ctx)
-    elif entry["immediate"] == "RESTART_APP" and cls.sub_domain == "gpu" \
-            and not entry["origin"].lstrip().upper().startswith("HW"):
+    elif entry["immediate"] == "RESTART_APP" and not entry["origin"].lstrip().upper().startswith("HW") \
+            and adjust(cls, ctx, "xid.restart_app"):
         # The catalog's resolution is to restart the application: a channel the driver tore down,
         # not a GPU that needs service.
-        cls.sub_domain, cls.priority = "application", min(cls.priority, 44)
         cls.summary += (" [catalog: restart the application; the GPU needs no service unless the Xid "
                         "repeats on it]")
     if xid == 31:
-        _decode_xid31(fields, detail, cls)
+        _decode_xid31(fields, detail, cls, ctx)
     if xid == 74:
-        _decode_xid74(detail, cls)
+        _decode_xid74(detail, cls, ctx)
     elif 144 <= xid <= 150:
         _decode_nvlink5(xid, detail, cls, ctx)
     elif xid == 154:
@@ -80,7 +79,7 @@ def decode_xid(fields: dict[str, str], ctx: DecodeContext) -> Classification:
         if _NEEDS_SERVICE.search(action or ""):
             # The driver says the GPU now needs a reset (or the node a reboot): an earlier fault left
             # it unusable. That earlier Xid, when logged, outranks this line; alone, this is the fault.
-            cls.role, cls.priority = "cause", 55
+            adjust(cls, ctx, "xid154.needs_service")
             cls.summary += " [the GPU needs service before the next job]"
     return cls
 
@@ -90,16 +89,15 @@ def _caused_by(prev: int, cls: Classification, ctx: DecodeContext) -> None:
     cls.fields["caused_by_xid"] = str(prev)
     earlier = ctx.ruleset.xid_catalog.get(prev)
     if earlier is None or earlier["role"] != "cause":
-        cls.role, cls.priority = "symptom", min(cls.priority, 25)
+        adjust(cls, ctx, "xid.after_non_cause")
         return
-    cls.role, cls.sub_domain = "cause", earlier["sub_domain"]
-    cls.priority = max(20, min(earlier["priority"], 80) - 15)
+    adjust(cls, ctx, "xid.blamed_on_earlier", earlier)
     cls.summary += (f" [cleanup after Xid {prev} ({earlier['mnemonic'].split(' /')[0]}): that fault "
                     "is the cause]")
     cls.action = ctx.ruleset.policy.get("xid_actions", {}).get(earlier["immediate"]) or cls.action
 
 
-def _decode_xid31(fields: dict[str, str], detail: str, cls: Classification) -> None:
+def _decode_xid31(fields: dict[str, str], detail: str, cls: Classification, ctx: DecodeContext) -> None:
     """Xid 31 (MMU fault): from the job's own process it is the job's bad address; from no process,
     or from a driver/firmware engine, it is the driver's or the GPU's."""
     pid = fields.get("pid") or ((m := _PID.search(detail)) and m["pid"]) or ""
@@ -109,7 +107,7 @@ def _decode_xid31(fields: dict[str, str], detail: str, cls: Classification) -> N
     if engine:
         cls.fields["engine"] = engine
     if not pid or "unknown" in pid or engine.startswith(_DRIVER_ENGINES):
-        cls.sub_domain, cls.priority = "gpu", 55
+        adjust(cls, ctx, "xid31.driver_fault")
         cls.summary += " [no job process owns the fault: driver or GPU]"
 
 
@@ -117,7 +115,7 @@ def _bits(word: int) -> set[int]:
     return {b for b in range(32) if word >> b & 1}
 
 
-def _decode_xid74(detail: str, cls: Classification) -> None:
+def _decode_xid74(detail: str, cls: Classification, ctx: DecodeContext) -> None:
     m = _XID74.search(detail)
     if not m:
         return
@@ -129,7 +127,7 @@ def _decode_xid74(detail: str, cls: Classification) -> None:
         if set_bits & set(bits):
             cls.fields["decoded"] = meaning
             if not is_root:
-                cls.role, cls.priority = "symptom", 30
+                adjust(cls, ctx, "xid74.sympathetic")
             break
     if "decoded" in cls.fields:
         cls.summary += f" [decoded: {cls.fields['decoded']}]"
@@ -158,7 +156,7 @@ def _decode_nvlink5(xid: int, detail: str, cls: Classification, ctx: DecodeConte
                       subcode=f"{(intrinfo >> 20) & 0x3F:06b}", words=m["words"])
     if m["injected"] != "i0":
         cls.fields["injected"] = "yes"
-        cls.role, cls.priority = "context", 5
+        adjust(cls, ctx, "nvlink5.injected")
     row = nvlink5_rule(ctx.ruleset.nvlink5_catalog, xid, intrinfo, status)
     if row is None:
         cls.fields["decoded"] = "no catalog rule matches these words"
@@ -175,7 +173,7 @@ def _decode_nvlink5(xid: int, detail: str, cls: Classification, ctx: DecodeConte
         meaning = "NVLink fault triggered by software or user configuration"
     elif "SYMPATHETIC" in investigate:
         meaning = "sympathetic NVLink event: follow the Xid that caused it"
-        cls.role, cls.priority = "symptom", 30
+        adjust(cls, ctx, "nvlink5.sympathetic")
     elif investigate == "INVESTIGATE_HOST":
         meaning = "local fatal error raised by the host"
     else:
@@ -184,8 +182,10 @@ def _decode_nvlink5(xid: int, detail: str, cls: Classification, ctx: DecodeConte
         # Honour the line's own severity and the catalog's resolution: a non-fatal event, or one
         # whose resolution is to ignore it or to evaluate a later Xid 154, is not a fault by itself.
         if row["immediate"] == "IGNORE":
-            cls.role, cls.priority = "context", 10
+            adjust(cls, ctx, "nvlink5.ignore")
         elif m["severity"] != "Fatal" or "Non-fatal" in row["severity"] or "154" in row["immediate"]:
-            cls.role, cls.priority = "symptom", 25
+            adjust(cls, ctx, "nvlink5.nonfatal")
+        else:
+            adjust(cls, ctx, "nvlink5.fatal")
     cls.fields["decoded"] = meaning
     cls.summary += f" [decoded: {meaning}]"

@@ -15,7 +15,7 @@ from typing import Any
 import hostlist
 
 from slurm_attr.decode.base import render
-from slurm_attr.model import Event, Observations, SourceRef, Workload
+from slurm_attr.model import Event, Observations, SourceRef, Step, Workload
 from slurm_attr.ruleset import Ruleset
 
 _NUMBERS = re.compile(r"0x[0-9a-fA-F]+|\d+")
@@ -59,11 +59,7 @@ def _demote(event: Event, rule: str, by: Event | None) -> None:
 
 # Step states that say why a job whose own state is only FAILED ended.
 _STEP_STATES_THAT_EXPLAIN = {"OUT_OF_MEMORY", "NODE_FAIL"}
-_STEP_OK = {"COMPLETED", "RUNNING", "PENDING", None}
-
-
-def _parse(value: str | None) -> datetime | None:
-    return datetime.fromisoformat(value) if value else None
+_STEP_OK = {"COMPLETED", "RUNNING", "PENDING", ""}
 
 
 def _expand(nodes: str | None) -> list[str]:
@@ -120,7 +116,7 @@ class Engine:
             text = f"State={w.state} ExitCode={w.exit_code}" + (f" Reason={w.reason}" if w.reason else "")
             events.append(self._state_event(spec, w.state, w.exit_code, node, w.end, "workload", text))
         step = self._first_failed_step()
-        if step and step["state"] != w.state and step["state"] in _STEP_STATES_THAT_EXPLAIN:
+        if step and step.state != w.state and step.state in _STEP_STATES_THAT_EXPLAIN:
             events.append(self._step_event(step))
         exit_event = self._exit_event()
         if exit_event is not None:
@@ -156,15 +152,14 @@ class Engine:
             fields={"exit_code": w.exit_code, "reading": reading.strip()},
         )
 
-    def _step_event(self, step: dict) -> Event:
+    def _step_event(self, step: Step) -> Event:
         """A step killed for memory or by a node failure leaves the job itself only FAILED."""
-        on = set(_expand(step["nodes"]))
+        on = set(_expand(step.nodes))
         nodes = [n for n in self.workload.nodes if n in on]
-        text = (f"step {step['id']} ({step['name']}) on {step['nodes']}: "
-                f"{step['state']} {step['exit_code']}")
-        return self._state_event(self.policy["scheduler_states"][step["state"]], step["state"],
-                                 step["exit_code"] or "", nodes[0] if len(nodes) == 1 else None,
-                                 _parse(step["end"]) or self.workload.end, "sacct steps", text)
+        text = f"step {step.id} ({step.name}) on {step.nodes}: {step.state} {step.exit_code}"
+        return self._state_event(self.policy["scheduler_states"][step.state], step.state,
+                                 step.exit_code or "", nodes[0] if len(nodes) == 1 else None,
+                                 step.end or self.workload.end, "sacct steps", text)
 
     def _state_event(self, spec: dict, state: str, exit_code: str, node: str | None,
                      when: datetime, source: str, text: str) -> Event:
@@ -182,12 +177,12 @@ class Engine:
             fields={k: v for k, v in fields.items() if k != "node"},
         )
 
-    def _first_failed_step(self) -> dict | None:
-        """The step that failed first (by end time); the batch and extern steps only carry the
-        job's own fate, so they are left out."""
+    def _first_failed_step(self) -> Step | None:
+        """The step that failed first (by end time; one that never ended, last); the batch and
+        extern steps only carry the job's own fate, so they are left out."""
         failed = [s for s in self.workload.steps
-                  if s.get("id") not in ("batch", "extern") and s.get("state") not in _STEP_OK]
-        return min(failed, key=lambda s: s.get("end") or "~", default=None)
+                  if s.id not in ("batch", "extern") and s.state not in _STEP_OK]
+        return min(failed, key=lambda s: (s.end is None, s.end or self.workload.end), default=None)
 
     # ------------------------------------------------------------------ filter stage
     def window_filter(self, events: list[Event]) -> list[Event]:

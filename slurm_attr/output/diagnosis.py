@@ -97,6 +97,7 @@ def document(workload: Workload, obs: Observations, events: list[Event], verdict
     return {
         "schema": SCHEMA,
         "ruleset_version": ruleset.version,
+        "rules": dict(ruleset.versions),
         "workload": workload.to_dict(),
         "terminal_state": workload.state,
         "outcome": outcome,

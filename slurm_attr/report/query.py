@@ -13,6 +13,7 @@ from sqlalchemy import Select, and_, func, or_, select
 from slurm_attr.store.models import (
     Attempt,
     Cluster,
+    CoverageRow,
     Diagnosis,
     DiagnosisDocument,
     DiagnosisNode,
@@ -62,7 +63,7 @@ class Filters:
 COLUMNS = ["diagnosis_id", "cluster", "job_id", "attempt", "name", "user", "partition", "nodelist",
            "n_nodes", "gpus_per_node", "start", "end", "elapsed_s", "state", "exit_code", "outcome",
            "sub_domain", "evidence_status", "root_code", "verdict", "coverage_ok", "action",
-           "root_node", "recovered"]
+           "root_node", "recovered", "document_hash"]
 
 
 def _root_node():
@@ -86,7 +87,8 @@ def load_frame(store: Store, f: Filters) -> pd.DataFrame:
                 Attempt.gpus_per_node, Attempt.start_time, Attempt.end_time, Attempt.elapsed_s,
                 Attempt.state, Attempt.exit_code, Diagnosis.outcome, Diagnosis.sub_domain,
                 Diagnosis.evidence_status, Diagnosis.root_code, Diagnosis.verdict,
-                Diagnosis.coverage_ok, Diagnosis.action, _root_node(), _recovered())
+                Diagnosis.coverage_ok, Diagnosis.action, _root_node(), _recovered(),
+                Diagnosis.document_hash)
          .join(Attempt, Diagnosis.attempt_id == Attempt.id)
          .join(Cluster, Attempt.cluster_id == Cluster.id)
          .where(Diagnosis.is_current.is_(True), Attempt.end_time >= f.since,
@@ -143,15 +145,26 @@ def load_documents(store: Store, ids: list[int]) -> dict[int, dict]:
     return docs
 
 
-def load_pages(store: Store, ids: list[int]) -> dict[int, tuple[str | None, str | None]]:
-    """Cached job-page bodies: diagnosis id -> (template version, html)."""
-    pages: dict[int, tuple[str | None, str | None]] = {}
+def coverage_gaps(store: Store, ids: list[int], top: int = 10) -> list[dict[str, Any]]:
+    """What the diagnoses could not see, per source and status (missing, error, refused,
+    truncated), with the nodes it happened on most: a collector broken fleet-wide shows here
+    before anyone trusts its verdicts."""
+    counts: dict[tuple[str, str], int] = {}
+    nodes: dict[tuple[str, str], dict[str, int]] = {}
     with store.engine.connect() as conn:
-        for i in range(0, len(ids), 2000):
-            q = select(DiagnosisDocument.diagnosis_id, DiagnosisDocument.page_version,
-                       DiagnosisDocument.page_html).where(DiagnosisDocument.diagnosis_id.in_(ids[i:i + 2000]))
-            pages.update({row[0]: (row[1], row[2]) for row in conn.execute(q)})
-    return pages
+        for i in range(0, len(ids), 20000):
+            q = (select(CoverageRow.collector, CoverageRow.status, CoverageRow.node)
+                 .where(CoverageRow.diagnosis_id.in_(ids[i:i + 20000]), CoverageRow.status != "ok"))
+            for collector, status, node in conn.execute(q):
+                key = (collector, status)
+                counts[key] = counts.get(key, 0) + 1
+                if node:
+                    per = nodes.setdefault(key, {})
+                    per[node] = per.get(node, 0) + 1
+    gaps = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
+    return [{"collector": c, "status": st, "n": n,
+             "nodes": sorted(nodes.get((c, st), {}).items(), key=lambda kv: (-kv[1], kv[0]))[:5]}
+            for (c, st), n in gaps]
 
 
 def load_dead_letters(store: Store) -> pd.DataFrame:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from slurm_attr.model import Step
+
 _SIGNAL_STATUSES = {"SIGNALED", "CORE_DUMPED"}
 
 
@@ -39,6 +41,7 @@ def state_of(job: dict[str, Any]) -> tuple[str, list[str]]:
     return base, [s for s in current if s != base]
 
 
+_EPOCH = datetime.fromtimestamp(0, tz=UTC)
 _FLAGS = {"REQUEUED", "COMPLETING", "CONFIGURING", "LAUNCH_FAILED", "RESIZING", "STAGE_OUT",
           "SPECIAL_EXIT", "REQUEUE_HOLD", "REQUEUE_FED", "SIGNALING", "STOPPED", "UPDATE_DB",
           "POWER_UP_NODE", "RECONFIG_FAIL", "REVOKED", "RESV_DEL_HOLD"}
@@ -65,7 +68,7 @@ def _epoch(value: Any) -> datetime | None:
     return datetime.fromtimestamp(seconds, tz=UTC)
 
 
-def _steps(job: dict[str, Any]) -> list[dict[str, Any]]:
+def _steps(job: dict[str, Any]) -> list[Step]:
     steps = []
     for step in job.get("steps") or []:
         ident = step.get("step") or {}
@@ -76,20 +79,12 @@ def _steps(job: dict[str, Any]) -> list[dict[str, Any]]:
         state, _ = state_of(step)
         code = exit_code_of(step.get("exit_code"))
         nodes = step.get("nodes") or {}
-        steps.append({
-            "id": str(step_id if step_id is not None else name),
-            "name": name,
-            "state": state,
-            "exit_code": f"{code[0]}:{code[1]}" if code else None,
-            "nodes": nodes.get("range") or ",".join(nodes.get("list") or []),
-            "start": (_epoch((step.get("time") or {}).get("start")) or None),
-            "end": (_epoch((step.get("time") or {}).get("end")) or None),
-        })
-    for step in steps:
-        for key in ("start", "end"):
-            when = step[key]
-            step[key] = when.isoformat() if isinstance(when, datetime) else None
-    return sorted(steps, key=lambda s: (s["start"] or "", s["id"]))
+        times = step.get("time") or {}
+        steps.append(Step(id=str(step_id if step_id is not None else name), name=name, state=state,
+                          exit_code=f"{code[0]}:{code[1]}" if code else None,
+                          nodes=nodes.get("range") or ",".join(nodes.get("list") or []),
+                          start=_epoch(times.get("start")), end=_epoch(times.get("end"))))
+    return sorted(steps, key=lambda s: (s.start is not None, s.start or _EPOCH, s.id))
 
 
 def parse_job(job: dict[str, Any]) -> dict[str, Any]:
@@ -99,12 +94,12 @@ def parse_job(job: dict[str, Any]) -> dict[str, Any]:
     steps = _steps(job)
     code = exit_code_of(job.get("exit_code"))
     derived = exit_code_of(job.get("derived_exit_code"))
-    failing = [s for s in steps if s["exit_code"] and s["exit_code"] != "0:0"]
+    failing = [s for s in steps if s.exit_code and s.exit_code != "0:0"]
     exit_code = f"{code[0]}:{code[1]}" if code else "0:0"
-    if exit_code == "0:0" and state not in ("COMPLETED",):
+    if exit_code == "0:0" and state not in ("COMPLETED",) and failing:
         # 22.05/23.02 report SUCCESS for a non-zero exit: trust the steps instead.
-        batch = next((s for s in failing if s["name"] == "batch"), None)
-        exit_code = (batch or (failing[0] if failing else {"exit_code": exit_code}))["exit_code"]
+        batch = next((s for s in failing if s.name == "batch"), failing[0])
+        exit_code = batch.exit_code or exit_code
     state_reason = (job.get("state") or {}).get("reason") if isinstance(job.get("state"), dict) else None
     association = job.get("association") or {}
     return {

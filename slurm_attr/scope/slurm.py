@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from slurm_attr.config import Settings
-from slurm_attr.model import Workload
+from slurm_attr.model import Step, Workload
 from slurm_attr.scope.sacct_json import number
 from slurm_attr.scope.static import expand_nodes
 
@@ -102,11 +102,10 @@ def _job_facts(row: dict[str, str]) -> dict[str, Any]:
     }
 
 
-def _step_facts(row: dict[str, str], step: str) -> dict[str, Any]:
-    start, end = _utc(row["Start"]), _utc(row["End"])
-    return {"id": step, "name": row["JobName"], "state": row["State"].split(" ")[0].upper(),
-            "exit_code": row["ExitCode"] or None, "nodes": row["NodeList"],
-            "start": start.isoformat() if start else None, "end": end.isoformat() if end else None}
+def _step_facts(row: dict[str, str], step: str) -> Step:
+    return Step(id=step, name=row["JobName"], state=row["State"].split(" ")[0].upper(),
+                exit_code=row["ExitCode"] or None, nodes=row["NodeList"],
+                start=_utc(row["Start"]), end=_utc(row["End"]))
 
 
 @dataclass

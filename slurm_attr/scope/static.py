@@ -1,23 +1,28 @@
 """The static execution-context connector: a bundle directory that describes one job attempt.
 
 Layout: `workload.json` (required), `app/` (job output), `nodes/<node>/` (system logs),
-`controller/` (slurmctld log excerpts), `metrics/` (Prometheus query_range JSON). See README.
+`controller/` (slurmctld log excerpts), `metrics/` (Prometheus query_range JSON), `events.json`
+(optional: the node state history `sacctmgr show event` gave). See README.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import hostlist
 
 from slurm_attr.collect.confine import Root, valid_hostname
 from slurm_attr.extract.timestamps import known_zone
-from slurm_attr.model import Workload
+from slurm_attr.model import Step, Workload
 from slurm_attr.scope.sacct_json import select_attempt
+
+if TYPE_CHECKING:
+    from slurm_attr.scope.slurm import NodeEvent
 
 STATES = {"FAILED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "CANCELLED", "PREEMPTED",
           "BOOT_FAIL", "DEADLINE", "COMPLETED", "REQUEUED"}
@@ -199,6 +204,25 @@ def load_workload(bundle: Path | Root) -> Workload:
     return _workload(raw, fields, job_id)
 
 
+def _steps(facts: _Fields) -> list[Step]:
+    """Steps from sacct (already typed) or from workload.json (checked like every field)."""
+    raw = facts.raw.get("steps") or []
+    if not isinstance(raw, list) or not all(isinstance(s, dict | Step) for s in raw):
+        raise facts.fail("steps", "a list of step objects")
+    steps = []
+    for n, item in enumerate(raw):
+        if isinstance(item, Step):
+            steps.append(item)
+            continue
+        step = _Fields(item, f"{facts.where}: steps[{n}]")
+        steps.append(Step(id=step.text("id", required=True), name=step.text("name"),
+                          state=step.text("state").upper(), exit_code=step.optional_text("exit_code"),
+                          nodes=step.text("nodes"),
+                          start=step.time("start") if step.present("start") else None,
+                          end=step.time("end") if step.present("end") else None))
+    return steps
+
+
 def _workload(raw: _Fields, facts: _Fields, job_id: str) -> Workload:
     state = facts.text("state", required=True).upper().split()
     if not state or state[0] not in STATES:
@@ -220,9 +244,7 @@ def _workload(raw: _Fields, facts: _Fields, job_id: str) -> Workload:
     timezone = raw.optional_text("timezone")
     if timezone is not None and not known_zone(timezone):
         raise raw.fail("timezone", "an IANA time zone name such as Europe/Berlin")
-    steps = facts.raw.get("steps") or []
-    if not isinstance(steps, list) or not all(isinstance(s, dict) for s in steps):
-        raise facts.fail("steps", "a list of step objects")
+    steps = _steps(facts)
     return Workload(
         cluster=facts.text("cluster") or "default", job_id=job_id,
         attempt=facts.integer("attempt", 0, 0, 10_000), name=facts.text("name"),
@@ -232,3 +254,59 @@ def _workload(raw: _Fields, facts: _Fields, job_id: str) -> Workload:
         reason=facts.optional_text("reason"), gpus_per_node=raw.integer("gpus_per_node", 8, 0, 1024),
         steps=list(steps), failed_node=failed_node,
     )
+
+
+EVENTS = "events.json"
+MAX_EVENTS = 100_000  # node state changes in one bundle: far more than any window holds
+_MAX_EVENT_TEXT = 4096  # a reason, state or user name longer than this is not sacctmgr's
+DEFAULT_MARGIN_S = 600  # the collector's default margin_s
+
+
+@dataclass
+class NodeHistory:
+    """A bundle's `events.json`: node state changes around the attempt, or why there are none."""
+
+    events: list[NodeEvent] = field(default_factory=list)
+    margin_s: int = DEFAULT_MARGIN_S  # changes up to this long after the end count as causes
+    error: str | None = None  # the history could not be read where the bundle was made
+    source: str = "sacctmgr show event"
+
+
+def load_events(root: Root) -> NodeHistory | None:
+    """The bundle's optional `events.json`, validated field by field; None when it has none.
+
+    `{"events": [{"node", "start", "end"?, "state", "reason"?, "user"?}], "margin_s"?,
+    "error"?, "source"?}`, times ISO 8601 with an offset."""
+    try:
+        data = root.read_bytes(EVENTS, MAX_JSON_BYTES)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise BundleError(f"cannot read {EVENTS}: {exc.strerror or exc}") from exc
+    from slurm_attr.scope.slurm import NodeEvent  # scope.slurm imports this module
+
+    raw = _Fields(parse_json(data, EVENTS), EVENTS)
+    history = NodeHistory(margin_s=raw.integer("margin_s", DEFAULT_MARGIN_S, 0, 86_400),
+                          error=_event_text(raw, "error") or None,
+                          source=_event_text(raw, "source") or "sacctmgr show event")
+    items = raw.raw.get("events") or []
+    if not isinstance(items, list) or len(items) > MAX_EVENTS:
+        raise raw.fail("events", f"a list of at most {MAX_EVENTS} node state changes")
+    for index, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise raw.fail("events", "a list of objects")
+        e = _Fields(item, f"{EVENTS}: events[{index}]")
+        node = e.text("node", required=True)
+        if not valid_hostname(node):
+            raise e.fail("node", "a hostname")
+        history.events.append(NodeEvent(node, e.time("start"), e.time("end") if e.present("end") else None,
+                                        _event_text(e, "state", required=True),
+                                        _event_text(e, "reason"), _event_text(e, "user")))
+    return history
+
+
+def _event_text(raw: _Fields, key: str, *, required: bool = False) -> str:
+    value = raw.text(key, required=required)
+    if len(value) > _MAX_EVENT_TEXT:
+        raise raw.fail(key, f"text of at most {_MAX_EVENT_TEXT} characters")
+    return value

@@ -17,6 +17,7 @@ import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -25,7 +26,7 @@ from fastapi import Depends, FastAPI, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, Field
-from sqlalchemy import text
+from sqlalchemy import create_engine, text
 from starlette.concurrency import run_in_threadpool
 
 from slurm_attr.analyze import analyze_bundle
@@ -40,7 +41,6 @@ from slurm_attr.report.query import (
     parse_when,
     summary_counts,
 )
-from slurm_attr.report.render import job_page_body
 from slurm_attr.scope.static import BundleError
 from slurm_attr.service import metrics
 from slurm_attr.service.archive import (
@@ -52,6 +52,7 @@ from slurm_attr.service.archive import (
     write_inline,
 )
 from slurm_attr.service.auth import COOKIE, Tokens, allows
+from slurm_attr.service.nodes import NodeStates, valid_node
 from slurm_attr.store import queue
 from slurm_attr.store.repository import Store
 
@@ -133,15 +134,29 @@ def _json(payload: Any, status: int = 200, headers: dict[str, str] | None = None
     return Response(body, status_code=status, media_type=JSON_TYPE, headers=headers)
 
 
+# Concurrent short reads on PostgreSQL, and the connections kept open for them. More clients
+# than this wait in the process for a connection instead of overflowing the pool: an overflow
+# connection is closed when it comes back, and the next one costs a new server process (7% of
+# the list requests at 8 clients) and loses its prepared statements.
+READ_CONNECTIONS = 8
+
+
 class Reads:
-    """The store's engine as the read-only endpoints use it. On PostgreSQL it is in autocommit
-    mode: a lone SELECT then costs one round trip, not three (BEGIN, the query, ROLLBACK when
-    the connection goes back to the pool); 20% of the list endpoint's time."""
+    """The engine the read-only endpoints use. On PostgreSQL it has its own pool, in autocommit
+    mode: a lone SELECT then costs one round trip, not three (BEGIN, the query, ROLLBACK when the
+    connection goes back to the pool); 20% of the list endpoint's time."""
 
     def __init__(self, store: Store) -> None:
-        postgres = store.engine.dialect.name == "postgresql"
-        self.engine = store.engine.execution_options(isolation_level="AUTOCOMMIT") if postgres \
-            else store.engine
+        self.engine = store.engine
+        self.limiter: anyio.CapacityLimiter | None = None
+        if store.engine.dialect.name == "postgresql":
+            self.engine = create_engine(store.engine.url, pool_size=READ_CONNECTIONS, max_overflow=8,
+                                        isolation_level="AUTOCOMMIT")
+            self.limiter = anyio.CapacityLimiter(READ_CONNECTIONS)
+
+    def dispose(self) -> None:
+        if self.limiter is not None:  # the engine is ours, not the store's
+            self.engine.dispose()
 
 
 class Drainer:
@@ -212,23 +227,26 @@ def create_app(settings: Settings, db: str | None, tokens: Tokens, *, drain: boo
     store = Store.open(db or settings.db)
     refresh_statistics(store)
     statistics = Statistics(store)
+    reads = Reads(store)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         statistics.thread.start()
         yield
         statistics.stop.set()
+        reads.dispose()
         store.engine.dispose()
 
     app = FastAPI(title="slurm-attr", version="1", lifespan=lifespan, docs_url=None, redoc_url=None,
                   openapi_url=None,
                   description="Failure attribution for Slurm jobs: one root cause, with its evidence.")
     app.state.store, app.state.settings, app.state.tokens = store, settings, tokens
-    app.state.reads = Reads(store)
+    app.state.reads = reads
     app.state.caps = Caps(settings.api_max_upload_mb << 20, settings.api_max_upload_files)
     # Attributions are CPU-bound and unpack to disk: a few at a time, the rest wait their turn.
     app.state.attributions = anyio.CapacityLimiter(2)
     app.state.drainer = Drainer(store, settings) if drain else None
+    app.state.node_states = NodeStates(settings, store)
     app.state.latency = metrics.Latency()
     app.add_middleware(metrics.LatencyMiddleware, latency=app.state.latency)
     _errors(app)
@@ -372,7 +390,7 @@ def _attribute(app: FastAPI, kind: str, upload: Path, dest: Path, save: bool) ->
         # The message may name our private directory; the caller only needs the reason.
         raise ArchiveError(str(exc).replace(str(dest), "bundle"), 422) from exc
     if save:
-        app.state.store.save_diagnosis(d, keep_history=settings.keep_history, render_page=job_page_body)
+        app.state.store.save_diagnosis(d, keep_history=settings.keep_history)
     return dumps(d)
 
 
@@ -414,9 +432,10 @@ async def _quick(app: FastAPI, fn: Callable[..., Any], *args: Any, **kwargs: Any
     CPU work, and a thread hop with its GIL handover cost more than the query (the list endpoint
     served 60% more requests/s so). On PostgreSQL it goes to the thread pool, where the network
     wait of one query overlaps the work of others."""
-    if app.state.store.engine.dialect.name == "sqlite":
+    reads: Reads = app.state.reads
+    if reads.limiter is None:
         return fn(*args, **kwargs)
-    return await run_in_threadpool(fn, *args, **kwargs)
+    return await anyio.to_thread.run_sync(partial(fn, *args, **kwargs), limiter=reads.limiter)
 
 
 def _query_routes(app: FastAPI, read: list[Any]) -> None:
@@ -450,13 +469,18 @@ def _query_routes(app: FastAPI, read: list[Any]) -> None:
         return Response(dumps(doc), media_type=JSON_TYPE)
 
     @app.get("/v1/nodes/{node}", dependencies=read, tags=["diagnoses"],
-             summary="The failures that implicate a node, by root cause")
+             summary="The failures that implicate a node, by root cause, and its state now",
+             responses={400: {"description": "Not a node name"}})
     def node(request: Request, node: str, since: str = "7d", until: str | None = None) -> Response:
+        if not valid_node(node):
+            raise HTTPException(400, "node: a node name is letters, digits, '.', '_' and '-'")
         f = Filters(*_window(since, until))
         found = node_causes(request.app.state.reads, node, f)
         base = request.scope.get("root_path", "")
         found["recent"] = [_row_json(r, base) for r in found["recent"]]
-        return _json({"since": f.since.isoformat(), "until": f.until.isoformat(), **found})
+        state = request.app.state.node_states.state(node)  # scontrol now, else the last recorded
+        return _json({"since": f.since.isoformat(), "until": f.until.isoformat(), **found,
+                      "state": state})
 
     @app.get("/v1/summary", dependencies=read, tags=["diagnoses"],
              summary="The counts of the overview page")

@@ -18,11 +18,12 @@ from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 from markupsafe import Markup, escape
 
-from slurm_attr.report import render
+from slurm_attr.report import site, tables
 from slurm_attr.report.query import (
     Filters,
     find_attempts,
     list_nodes,
+    load_documents,
     load_frame,
     load_nodes,
     node_causes,
@@ -31,6 +32,7 @@ from slurm_attr.report.query import (
     table_page,
 )
 from slurm_attr.service.auth import COOKIE, Tokens
+from slurm_attr.service.nodes import valid_node
 
 router = APIRouter(include_in_schema=False)
 PAGE_ROWS = 100
@@ -114,7 +116,7 @@ def _safe_next(target: str) -> str:
 
 @router.get("/login.html")
 def login_page(request: Request, next: str = "index.html", error: str | None = None) -> HTMLResponse:
-    env = render._env()
+    env = site.environment()
     safe = _safe_next(next)
     return _html(env.get_template("login.html").render(root="", next=safe, error=error))
 
@@ -161,13 +163,14 @@ def overview(request: Request) -> HTMLResponse:
     df = load_frame(store, f)
     ids = df["diagnosis_id"].tolist() if not df.empty else []
     nodes = load_nodes(store, ids)
-    records = render._records(df) if not df.empty else []
-    html = [render._row_html(r, True) for r in records[:20]]
+    records = tables.records(df) if not df.empty else []
+    html = [site.row_html(r, True) for r in records[:20]]
     poor_ids = set(df[df["coverage_ok"] < 0.5].head(50)["diagnosis_id"]) if not df.empty else set()
-    poor = [render._row_html(r, True) for i, r in zip(ids, records, strict=True) if i in poor_ids]
-    page = render._env().get_template("index.html").render(
-        root="", overview=render._overview(df, nodes, store, (f.since, f.until)),
-        recent=render._rows(html, ""), poor=render._rows(poor, "") if poor else None, n_pages=1, **_ctx(f))
+    poor = [site.row_html(r, True) for i, r in zip(ids, records, strict=True) if i in poor_ids]
+    page = site.environment().get_template("index.html").render(
+        root="", overview=site.overview(df, nodes, store, (f.since, f.until)),
+        recent=site.rows_markup(html, ""), poor=site.rows_markup(poor, "") if poor else None,
+        n_pages=1, **_ctx(f))
     return _html(page)
 
 
@@ -184,7 +187,7 @@ def _table_rows(rows: list[dict[str, Any]]) -> list[str]:
     for r in rows:
         r = {**r, "end": r["end"].isoformat() if r["end"] else "", "gpu_hours": float(r["gpu_hours"] or 0),
              "node_hours": float(r["node_hours"] or 0)}
-        out.append(render._row_html(r, True))
+        out.append(site.row_html(r, True))
     return out
 
 
@@ -222,8 +225,8 @@ def jobs(request: Request) -> HTMLResponse:
             "last": min(total, page * PAGE_ROWS),
             "prev": link(page=page - 1) if page > 1 else None,
             "next": link(page=page + 1) if page < n_pages else None}
-    html = render._env().get_template("jobs.html").render(
-        root="", rows=render._rows(_table_rows(rows), ""), page=page, n_pages=n_pages, total=total,
+    html = site.environment().get_template("jobs.html").render(
+        root="", rows=site.rows_markup(_table_rows(rows), ""), page=page, n_pages=n_pages, total=total,
         live=live, **_ctx(f))
     return _html(html)
 
@@ -236,13 +239,13 @@ def job(request: Request, name: str) -> HTMLResponse:
     rest, attempt = m["rest"], int(m["attempt"])
     job_part = rest.rsplit("-", 1)[-1]
     candidates = find_attempts(request.app.state.store, [job_part, job_part.replace("_", "+")], attempt)
-    found = [c for c in candidates if render.page_name(c[1], c[2], c[3]) == name]
+    found = [c for c in candidates if site.page_name(c[1], c[2], c[3]) == name]
     if not found:
         raise HTTPException(404, "no diagnosis stored for this job page")
     diag_id, _, job_id, _ = found[0]
-    body = render._job_bodies(request.app.state.store, [diag_id])[diag_id]
+    body = site.job_body(load_documents(request.app.state.store, [diag_id])[diag_id])
     f = _window(request, "7d")
-    shell = render._Shell(render._env(), "page.html", {"root": "../", **_ctx(f)})
+    shell = site.Shell(site.environment(), "page.html", {"root": "../", **_ctx(f)})
     return _html(shell.page(f"Job {job_id}", body))
 
 
@@ -250,7 +253,7 @@ def job(request: Request, name: str) -> HTMLResponse:
 def nodes(request: Request) -> HTMLResponse:
     f = _window(request, "7d")
     listed = list_nodes(request.app.state.store, f)
-    return _html(render._env().get_template("nodes.html").render(root="", nodes=listed, **_ctx(f)))
+    return _html(site.environment().get_template("nodes.html").render(root="", nodes=listed, **_ctx(f)))
 
 
 @router.get("/nodes/{name}", dependencies=[Depends(reader)])
@@ -258,6 +261,8 @@ def node(request: Request, name: str) -> HTMLResponse:
     if not name.endswith(".html"):
         raise HTTPException(404, "no such node page")
     node_name = name[:-5]
+    if not valid_node(node_name):  # user-visible text and scontrol's argument: a hostname only
+        raise HTTPException(404, "no such node page")
     f = _window(request, "7d")
     found = node_causes(request.app.state.store, node_name, f, recent=0)
     g = Filters(f.since, f.until, node=node_name)
@@ -265,11 +270,25 @@ def node(request: Request, name: str) -> HTMLResponse:
     recurring = [{"sub_domain": c["sub_domain"], "root_code": c["root_code"] or "-", "n": c["failures"]}
                  for c in found["causes"]]
     timeline = node_timelines(request.app.state.store, [node_name], f).get(node_name)
-    body = render._env().get_template("node_body.html").render(
-        node=node_name, n=total, rows=render._rows(_table_rows(rows), "../"), recurring=recurring,
+    body = site.environment().get_template("node_body.html").render(
+        node=node_name, n=total, rows=site.rows_markup(_table_rows(rows), "../"), recurring=recurring,
         timeline=timeline)
-    shell = render._Shell(render._env(), "page.html", {"root": "../", **_ctx(f)})
+    body = body.replace("</h1>", f"</h1>\n{state_now(request.app.state.node_states.state(node_name))}", 1)
+    shell = site.Shell(site.environment(), "page.html", {"root": "../", **_ctx(f)})
     return _html(shell.page(node_name, body))
+
+
+def state_now(state: dict[str, Any]) -> Markup:
+    """The node's state now (scontrol), or why it is not known and what was recorded last."""
+    if state["source"] == "scontrol":
+        why = Markup(" · {}").format(state["reason"]) if state["reason"] else ""
+        return Markup('<p class="verdict"><strong>State now:</strong> {}{} <span class="muted">'
+                      "(scontrol, {})</span></p>").format(state["state"], why, state["as_of"][:19])
+    last = (Markup("; last recorded: {}{}").format(
+        state["state"], Markup(" · {}").format(state["reason"]) if state["reason"] else "")
+        if state["state"] else "")
+    return Markup('<p class="verdict"><strong>State now:</strong> <span class="muted">not known '
+                  "({}){}</span></p>").format(state["unavailable"], last)
 
 
 def api_docs(spec: dict[str, Any]) -> str:

@@ -88,17 +88,13 @@ class Diagnosis(Base):
 
 
 class DiagnosisDocument(Base):
-    """The full diagnosis document and its rendered job-page body, apart from the diagnoses table so
-    that report queries over many diagnoses scan small rows."""
+    """The full diagnosis document, apart from the diagnoses table so that report queries over many
+    diagnoses scan small rows."""
 
     __tablename__ = "diagnosis_documents"
     diagnosis_id: Mapped[int] = mapped_column(ForeignKey("diagnoses.id", ondelete="CASCADE"),
                                               primary_key=True)
     document: Mapped[dict] = mapped_column(JSON)
-    # The page body and the template version it came from: a report only wraps it, and a
-    # template upgrade re-renders it once.
-    page_version: Mapped[str | None] = mapped_column(String(16))
-    page_html: Mapped[str | None] = mapped_column(Text)
 
 
 class DiagnosisNode(Base):

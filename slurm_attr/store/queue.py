@@ -17,7 +17,7 @@ from sqlalchemy import CursorResult, and_, func, or_, select, tuple_, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from slurm_attr.store.models import QueueEntry
-from slurm_attr.store.repository import PageRenderer, Store, fit
+from slurm_attr.store.repository import Store, fit
 
 MAX_BACKOFF_S = 3600
 
@@ -104,8 +104,7 @@ class LeaseLost(Exception):
 
 
 def finish(store: Store, c: Claim, diagnoses: list[dict[str, Any]], *, state: str = "done",
-           note: str | None = None, render_page: PageRenderer | None = None,
-           keep_history: bool = False, force: bool = False) -> None:
+           note: str | None = None, keep_history: bool = False, force: bool = False) -> None:
     """Close the queue entry and store the diagnoses in one transaction, fenced by the lease: if
     another worker has claimed the job since, nothing is written and LeaseLost is raised."""
     with store.sessions.begin() as s:
@@ -114,7 +113,7 @@ def finish(store: Store, c: Claim, diagnoses: list[dict[str, Any]], *, state: st
         closed = cast(CursorResult, s.execute(close))
         if closed.rowcount != 1:
             raise LeaseLost(f"job {c.job_id}: the lease {c.owner} was taken over; result dropped")
-        store.save_in(s, diagnoses, keep_history=keep_history, render_page=render_page, force=force)
+        store.save_in(s, diagnoses, keep_history=keep_history, force=force)
 
 
 def retry(store: Store, c: Claim, error: str, *, max_tries: int, backoff_s: int) -> str:

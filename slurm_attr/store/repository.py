@@ -5,7 +5,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from functools import cache
@@ -31,7 +31,6 @@ from slurm_attr.store.models import (
 )
 
 # Renders the cached job-page body of a diagnosis: returns (template version, html).
-PageRenderer = Callable[[dict[str, Any]], tuple[str, str]]
 
 
 def fit(model: type[Base], values: dict[str, Any]) -> dict[str, Any]:
@@ -145,13 +144,12 @@ class Store:
         self.engine.dispose()
 
     # ------------------------------------------------------------------ writing
-    def save_diagnosis(self, d: dict[str, Any], *, keep_history: bool = False,
-                       render_page: PageRenderer | None = None) -> bool:
+    def save_diagnosis(self, d: dict[str, Any], *, keep_history: bool = False) -> bool:
         """Store one diagnosis atomically. Returns False when an identical one is already stored."""
-        return self.save_many([d], keep_history=keep_history, render_page=render_page) == 1
+        return self.save_many([d], keep_history=keep_history) == 1
 
     def save_many(self, diagnoses: Sequence[dict[str, Any]], *, keep_history: bool = False,
-                  render_page: PageRenderer | None = None, chunk: int = 500, force: bool = False) -> int:
+                  chunk: int = 500, force: bool = False) -> int:
         """Store diagnoses, `chunk` per transaction; returns how many were new or changed.
 
         A diagnosis is all-or-nothing: a crash loses at most the uncommitted chunk, which a retry
@@ -160,11 +158,11 @@ class Store:
         for i in range(0, len(diagnoses), chunk):
             with self.sessions.begin() as s:
                 stored += self.save_in(s, diagnoses[i:i + chunk], keep_history=keep_history,
-                                      render_page=render_page, force=force)
+                                       force=force)
         return stored
 
     def save_in(self, s: Session, docs: Sequence[dict[str, Any]], *, keep_history: bool,
-                render_page: PageRenderer | None, force: bool = False) -> int:
+                force: bool = False) -> int:
         """Store diagnoses inside the caller's transaction (the queue closes its entry in it too).
 
         A new diagnosis of an attempt replaces the current one (or, with keep_history, demotes it
@@ -194,7 +192,7 @@ class Store:
                     if keep_history else delete(Diagnosis).where(Diagnosis.id.in_(replaced)))
             s.execute(stmt)
         if new:
-            self._insert_diagnoses(s, new, render_page)
+            self._insert_diagnoses(s, new)
         return len(new)
 
     def _upsert_attempts(self, s: Session, workloads: list[dict[str, Any]]) -> dict[tuple, int]:
@@ -235,8 +233,7 @@ class Store:
         return cluster_id
 
     @staticmethod
-    def _insert_diagnoses(s: Session, new: list[tuple[int, str, dict[str, Any], bool]],
-                          render_page: PageRenderer | None) -> None:
+    def _insert_diagnoses(s: Session, new: list[tuple[int, str, dict[str, Any], bool]]) -> None:
         now = datetime.now(UTC)
         rows = [{**_diagnosis_values(attempt_id, d, digest, now), "is_current": is_current}
                 for attempt_id, digest, d, is_current in new]
@@ -244,9 +241,7 @@ class Store:
                         rows).scalars().all()
         documents, nodes, events, coverage = [], [], [], []
         for diag_id, (_, _, d, _) in zip(ids, new, strict=True):
-            version, html = render_page(d) if render_page else (None, None)
-            documents.append({"diagnosis_id": diag_id, "document": d, "page_version": version,
-                              "page_html": html})
+            documents.append({"diagnosis_id": diag_id, "document": d})
             implicated = set(d["affected_nodes"]) | {c["node"] for c in d["candidates"] if c["node"]}
             fitted = {fit(DiagnosisNode, {"node": n})["node"] for n in implicated}
             nodes += [{"diagnosis_id": diag_id, "node": n} for n in sorted(fitted)]
@@ -267,12 +262,6 @@ class Store:
                 .join(Cluster, Attempt.cluster_id == Cluster.id)
                 .where(Cluster.name == cluster, Attempt.job_id == job_id, Attempt.attempt == attempt,
                        Diagnosis.is_current.is_(True)).limit(1)) is not None
-
-    def cache_pages(self, pages: Sequence[tuple[int, str, str]]) -> None:
-        """Store rendered job-page bodies: (diagnosis id, template version, html)."""
-        with self.sessions.begin() as s:
-            s.execute(update(DiagnosisDocument), [{"diagnosis_id": i, "page_version": v, "page_html": h}
-                                                  for i, v, h in pages])
 
 
 def _attempt_key(w: dict[str, Any]) -> tuple[str, str, int]:

@@ -29,10 +29,10 @@ from sqlalchemy.exc import (
 from slurm_attr.analyze import diagnose_attempt, minimal_env
 from slurm_attr.config import Settings
 from slurm_attr.connectors.slurm import pick_attempt
-from slurm_attr.report.render import job_page_body
 from slurm_attr.scope.slurm import FAILURE_STATES, SlurmClient, SlurmCommands, SlurmError
 from slurm_attr.store import queue
 from slurm_attr.store.repository import Store
+from slurm_attr.worker.remote import Refused, Rejected, Remote, Unreachable
 from slurm_attr.worker.spool import SpoolEntry, read_entries, set_aside
 from slurm_attr.worker.watch import SpoolWatcher
 
@@ -50,8 +50,9 @@ class Transient(Exception):
 
 class Worker:
     def __init__(self, store: Store, settings: Settings, client: SlurmClient | None = None,
-                 name: str | None = None, force: bool = False) -> None:
+                 name: str | None = None, force: bool = False, remote: Remote | None = None) -> None:
         self.store, self.settings = store, settings
+        self.remote = remote  # set: a service diagnoses and stores; this store only queues
         self.client: SlurmClient = client or SlurmCommands(settings)
         self.name = name or f"{socket.gethostname()}:{os.getpid()}"
         self.stopping = False
@@ -177,12 +178,21 @@ class Worker:
                 for c in claims:
                     self._retry(c, f"sacct failed: {exc}")
                 break
-            for c in claims:
+            for i, c in enumerate(claims):
                 if self.stopping:
                     queue.release(self.store, c)
                     continue
-                self.handle(c, facts.get(c.job_id, []))
+                try:
+                    self.handle(c, facts.get(c.job_id, []))
+                except Refused:  # the token is wrong: keep every job for when it is fixed
+                    for rest in claims[i:]:
+                        queue.release(self.store, rest)
+                    raise
                 handled += 1
+                if self.remote is not None and self.remote.down:  # do not queue up timeouts
+                    for rest in claims[i + 1:]:
+                        self._retry(rest, "not sent: the service was unreachable")
+                    return handled
                 if progress:
                     progress(1)
         return handled
@@ -193,8 +203,13 @@ class Worker:
             outcome = self._diagnose(c, attempts)
         except queue.LeaseLost as exc:  # the worker that took over stores the diagnosis
             log.warning("%s", exc)
-        except Transient as exc:
+        except (Transient, Unreachable) as exc:
             self._retry(c, str(exc))
+        except Rejected as exc:  # the service will never take this bundle: a dead letter now
+            queue.retry(self.store, c, str(exc), max_tries=c.tries, backoff_s=self.settings.backoff_s)
+            log.error("job %s.%s: %s (dead)", c.job_id, c.attempt, exc)
+        except Refused:
+            raise
         except Exception as exc:  # a bug or a broken input must not stop the worker
             log.exception("job %s.%s failed", c.job_id, c.attempt)
             self._retry(c, f"{type(exc).__name__}: {exc}")
@@ -210,21 +225,31 @@ class Worker:
         # installed, say) come along: a requeued job gets one diagnosis per attempt.
         todo = [a for a in attempts[:target["attempt"]]
                 if a["state"] in FAILURE_STATES and a["end"]
-                and not self.store.has_diagnosis(c.cluster, c.job_id, a["attempt"])]
+                and not self._has_diagnosis(c.cluster, c.job_id, a["attempt"])]
         skip = target["state"] == "COMPLETED" and self.settings.skip_completed
         if not skip:
             todo.append(target)
         try:
-            found = [diagnose_attempt(a, c.cluster, c.payload if a is target else
-                                      minimal_env(a, c.cluster), self.settings, self.client)
-                     for a in todo]
+            found = [self._diagnose_one(a, c.cluster, c.payload if a is target else
+                                        minimal_env(a, c.cluster)) for a in todo]
         except SlurmError as exc:
             raise Transient(str(exc)) from exc
-        queue.finish(self.store, c, found, state="skipped" if skip else "done",
-                     note="COMPLETED" if skip else None, render_page=job_page_body,
+        stored_here = found if self.remote is None else []  # remote: the service stored them
+        queue.finish(self.store, c, stored_here, state="skipped" if skip else "done",
+                     note="COMPLETED" if skip else None,
                      keep_history=self.settings.keep_history, force=self.force)
         return ", ".join(f"attempt {d['workload']['attempt']}: {d['outcome']}/{d['sub_domain']}"
                          for d in found) or "completed, skipped"
+
+    def _diagnose_one(self, facts: dict[str, Any], cluster: str, env: dict[str, str]) -> dict[str, Any]:
+        if self.remote is not None:  # the service diagnoses it and stores it
+            return self.remote.submit(facts, cluster, env, self.client)
+        return diagnose_attempt(facts, cluster, env, self.settings, self.client)
+
+    def _has_diagnosis(self, cluster: str, job_id: str, attempt: int) -> bool:
+        if self.remote is not None:
+            return self.remote.has_diagnosis(cluster, job_id, attempt)
+        return self.store.has_diagnosis(cluster, job_id, attempt)
 
     @staticmethod
     def _attempt_of(c: queue.Claim, attempts: list[dict[str, Any]]) -> dict[str, Any]:

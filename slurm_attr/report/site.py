@@ -1,10 +1,15 @@
-"""Reports over stored diagnoses: terminal text, JSON, CSV and a static HTML site."""
+"""The static HTML site over stored diagnoses (the live dashboard serves the same pages).
+
+A job page depends only on its diagnosis, so its body is rendered once and kept beside the site
+(`.cache/job-bodies/<template version>/<document hash>.html`): the next report renders only new
+or changed diagnoses, and a template upgrade starts afresh. The store holds diagnoses, not pages.
+"""
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import json
+import os
 import re
 import shutil
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -19,24 +24,23 @@ from markupsafe import Markup, escape
 
 from slurm_attr.report.query import (
     Filters,
+    coverage_gaps,
     load_dead_letters,
     load_documents,
     load_nodes,
-    load_pages,
     node_timelines,
 )
-from slurm_attr.sanitize import clean, clean_lines, csv_cell
+from slurm_attr.report.tables import records
+from slurm_attr.sanitize import clean
 from slurm_attr.store.repository import Store
 
-TABLE_FIELDS = ["cluster", "job_id", "attempt", "name", "user", "partition", "nodelist", "root_node",
-                "end", "state", "exit_code", "outcome", "sub_domain", "evidence_status", "root_code",
-                "gpu_hours", "node_hours", "verdict", "action", "recovered"]
 PALETTE = {"gpu": "#e4572e", "gpu_memory": "#f3a712", "nvlink": "#a8c686", "network": "#29335c",
            "storage": "#669bbc", "host": "#8f2d56", "application": "#2a9d8f", "gpu_oom": "#76c893",
            "host_oom": "#168aad", "time_limit": "#b5838d", "preemption": "#6d6875",
            "requeued": "#9d8189",
            "cancelled": "#adb5bd", "ambiguous": "#ffb4a2", "unknown": "#495057"}
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]+")
+_DIGEST = re.compile(r"[0-9a-f]{16,64}")
 
 
 def page_name(cluster: str, job_id: str, attempt: int) -> str:
@@ -47,75 +51,6 @@ def node_page(node: str) -> str:
     return _SAFE_NAME.sub("_", node) + ".html"
 
 
-# ---------------------------------------------------------------------------- text / json / csv
-def _table(df: pd.DataFrame) -> pd.DataFrame:
-    """The report columns as scripts get them: ISO times, GPU-hours to two decimals."""
-    out = df[TABLE_FIELDS].copy()
-    out["end"] = out["end"].map(pd.Timestamp.isoformat)
-    out["gpu_hours"] = out["gpu_hours"].astype(float).round(2)
-    out["node_hours"] = out["node_hours"].astype(float).round(2)
-    out["attempt"] = out["attempt"].astype(int)
-    return out
-
-
-def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
-    return _table(df).to_dict("records")
-
-
-def render_json(df: pd.DataFrame) -> str:
-    """The rows and the query they answer (load_frame keeps it in the frame's attrs)."""
-    return json.dumps({"query": df.attrs.get("query"), "count": len(df),
-                       "diagnoses": _records(df) if not df.empty else []}, indent=2) + "\n"
-
-
-def render_csv(df: pd.DataFrame) -> str:
-    """CSV for spreadsheets: text cells quoted, cleaned of controls, and never a formula."""
-    if df.empty:
-        return ",".join(TABLE_FIELDS) + "\n"
-    table = _table(df)
-    for column in table.columns:
-        if not pd.api.types.is_numeric_dtype(table[column]):
-            table[column] = table[column].map(csv_cell)
-    return table.to_csv(index=False, quoting=csv.QUOTE_NONNUMERIC, lineterminator="\n")
-
-
-def render_text(df: pd.DataFrame, width: int = 160) -> str:
-    if df.empty:
-        return "No diagnosed failures in this window.\n"
-    failed = df[~df["recovered"]]
-    lines = [f"{len(failed)} failed attempts, {_lost_text(failed)}"]
-    if len(failed) < len(df):
-        lines.append(f"({len(df) - len(failed)} more were requeued and their job then completed: "
-                     "listed below, not counted)")
-    lines.append("")
-    by = failed.groupby(["outcome", "sub_domain"]).size().sort_values(ascending=False)
-    # What to do, per cause: the action most of that sub_domain's diagnoses suggest.
-    todo = failed[failed["action"] != ""].groupby("sub_domain")["action"].agg(
-        lambda a: a.value_counts().index[0]) if "action" in failed else pd.Series(dtype=str)
-    lines += [f"  {o:<15} {s:<12} {n:>6}  {todo.get(s, '')}" for (o, s), n in by.items()] + [""]
-    header = (f"{'END (UTC)':<17} {'JOB':<12} {'ATT':>3} {'NAME':<16} {'USER':<10} {'STATE':<13} "
-              f"{'EXIT':<6} {'SUB_DOMAIN':<12} {'ROOT NODE':<12} {'EVIDENCE':<12} ROOT CAUSE")
-    lines.append(header)
-    for row in df.head(500).itertuples():
-        text = (f"{row.end:%Y-%m-%d %H:%M} {clean(str(row.job_id))[:12]:<12} {row.attempt:>3} "
-                f"{clean(row.name or '')[:16]:<16} {clean(row.user)[:10]:<10} {row.state:<13} "
-                f"{clean(row.exit_code or '')[:6]:<6} {row.sub_domain:<12} "
-                f"{clean(row.root_node or '-')[:12]:<12} {clean(row.evidence_status or '')[:12]:<12} "
-                f"{clean(row.root_code or '-')}")
-        lines.append(text[:width])
-    if len(df) > 500:
-        lines.append(f"... {len(df) - 500} more (use --format csv or json)")
-    return clean_lines("\n".join(lines)) + "\n"
-
-
-def _lost_text(df: pd.DataFrame) -> str:
-    gpu, node = float(df["gpu_hours"].sum()), float(df["node_hours"].sum())
-    if gpu == 0 and node > 0:
-        return f"{node:.0f} node-hours lost (no GPUs recorded)"
-    return f"{gpu:.0f} GPU-hours lost"
-
-
-# ---------------------------------------------------------------------------- html
 def _highlight(text: str, match: str) -> Markup:
     """Escape a job-printed line and wrap the matched part in <mark>."""
     if match and match in text:
@@ -139,7 +74,7 @@ def _demoted_by_node(symptoms: list[dict[str, Any]]) -> list[tuple[str, list[dic
     return sorted(groups.items())
 
 
-def _env() -> Environment:
+def environment() -> Environment:
     env = Environment(loader=FileSystemLoader(str(resources.files("slurm_attr.templates"))),
                       autoescape=select_autoescape(["html"], default=True),
                       trim_blocks=True, lstrip_blocks=True,
@@ -153,31 +88,71 @@ def _env() -> Environment:
 
 @cache
 def _job_env_and_version() -> tuple[Environment, str]:
-    env = _env()
+    env = environment()
     sources = b"".join((resources.files("slurm_attr.templates") / name).read_bytes()
                        for name in ("job_body.html", "_macros.html"))
     # PALETTE and the filters shape the body too; bump the suffix when they change.
     return env, hashlib.sha256(sources + json.dumps(PALETTE).encode() + b"1").hexdigest()[:16]
 
 
-def job_page_body(d: dict[str, Any]) -> tuple[str, str]:
-    """The body of a job page, which depends only on the diagnosis: (template version, html)."""
-    env, version = _job_env_and_version()
-    return version, env.get_template("job_body.html").render(d=d)
+def job_body(d: dict[str, Any]) -> str:
+    """The body of a job page, which depends only on the diagnosis."""
+    env, _ = _job_env_and_version()
+    return env.get_template("job_body.html").render(d=d)
 
 
-def _job_bodies(store: Store, ids: list[int]) -> dict[int, str]:
-    """Cached page bodies; stale or missing ones are rendered now and cached for the next report."""
-    _, version = _job_env_and_version()
-    cached = load_pages(store, ids)
-    bodies = {i: html for i, (v, html) in cached.items() if v == version and html is not None}
-    stale = [i for i in ids if i not in bodies]
-    for start in range(0, len(stale), 1000):
-        docs = load_documents(store, stale[start:start + 1000])
-        fresh = [(i, *job_page_body(docs[i])) for i in docs]
-        store.cache_pages(fresh)
-        bodies.update({i: html for i, _, html in fresh})
-    return bodies
+class BodyCache:
+    """Job-page bodies kept beside the site, one file per diagnosis content hash, under the
+    template version. It mirrors the site: bodies of diagnoses no longer in it are removed."""
+
+    def __init__(self, out: Path) -> None:
+        _, self.version = _job_env_and_version()
+        self.root = out / ".cache" / "job-bodies"
+        self.dir = self.root / self.version
+
+    def bodies(self, store: Store, wanted: list[tuple[int, str]]) -> dict[int, str]:
+        """diagnosis id -> body for (id, document hash) pairs; missing ones are rendered now."""
+        self._drop_old_versions()
+        self.dir.mkdir(parents=True, exist_ok=True)
+        found, stale = {}, []
+        for diag_id, digest in wanted:
+            try:
+                found[diag_id] = self._path(digest).read_text(encoding="utf-8")
+            except (OSError, ValueError):
+                stale.append((diag_id, digest))
+        for start in range(0, len(stale), 1000):
+            chunk = stale[start:start + 1000]
+            docs = load_documents(store, [i for i, _ in chunk])
+            for diag_id, digest in chunk:
+                found[diag_id] = job_body(docs[diag_id])
+                self._store(digest, found[diag_id])
+        self._prune({digest for _, digest in wanted})
+        return found
+
+    def _path(self, digest: str) -> Path:
+        if not _DIGEST.fullmatch(digest):
+            raise ValueError(f"not a document hash: {digest!r}")
+        return self.dir / f"{digest}.html"
+
+    def _store(self, digest: str, html: str) -> None:
+        try:
+            path = self._path(digest)
+        except ValueError:
+            return
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")  # a reader never sees half a body
+        tmp.write_text(html, encoding="utf-8")
+        tmp.replace(path)
+
+    def _prune(self, keep: set[str]) -> None:
+        for path in self.dir.iterdir():
+            if path.stem not in keep:
+                path.unlink(missing_ok=True)
+
+    def _drop_old_versions(self) -> None:
+        if self.root.is_dir():
+            for path in self.root.iterdir():
+                if path.name != self.version and path.is_dir() and not path.is_symlink():
+                    shutil.rmtree(path, ignore_errors=True)
 
 
 def _chart(df: pd.DataFrame, window: tuple[Any, Any] | None = None) -> dict[str, Any]:
@@ -222,7 +197,7 @@ def _nice(n: int) -> int:
         scale *= 10
 
 
-def _overview(df: pd.DataFrame, nodes: pd.DataFrame, store: Store,
+def overview(df: pd.DataFrame, nodes: pd.DataFrame, store: Store,
               window: tuple[Any, Any] | None = None) -> dict[str, Any]:
     dead = load_dead_letters(store).to_dict("records")
     if "recovered" in df:  # requeued attempts whose job then completed are no failures
@@ -230,7 +205,7 @@ def _overview(df: pd.DataFrame, nodes: pd.DataFrame, store: Store,
     if df.empty:
         return {"total": 0, "gpu_hours": 0, "hours": 0, "unit": "GPU", "by_outcome": [],
                 "by_sub_domain": [], "nodes": [], "causes": [], "lost": [], "dead": dead,
-                "chart": _chart(df, window)}
+                "gaps": [], "chart": _chart(df, window)}
     by_node = nodes.merge(df[["diagnosis_id", "sub_domain"]], on="diagnosis_id")
     pairs = by_node.groupby(["node", "sub_domain"]).size().rename("n").reset_index()
     top = pairs.sort_values(["node", "n", "sub_domain"], ascending=[True, False, True]) \
@@ -252,6 +227,7 @@ def _overview(df: pd.DataFrame, nodes: pd.DataFrame, store: Store,
         "by_sub_domain": df["sub_domain"].value_counts().reset_index().values.tolist(),
         "nodes": top_nodes.to_dict("records"), "causes": causes.fillna("-").to_dict("records"),
         "lost": lost.to_dict("records"), "dead": dead, "chart": _chart(df, window),
+        "gaps": coverage_gaps(store, df["diagnosis_id"].tolist()),
     }
 
 
@@ -270,7 +246,7 @@ def _badge(sub_domain: str) -> str:
     return f'<span class="badge" style="--c: {PALETTE.get(sub_domain, "#777")}">{_e(sub_domain)}</span>'
 
 
-def _row_html(r: dict[str, Any], has_page: bool) -> str:
+def row_html(r: dict[str, Any], has_page: bool) -> str:
     label = _e(r["job_id"])
     if has_page:
         label = f'<a href="{_ROOT}jobs/{page_name(r["cluster"], r["job_id"], r["attempt"])}">{label}</a>'
@@ -290,12 +266,12 @@ def _row_html(r: dict[str, Any], has_page: bool) -> str:
             f"<td class=\"clip\" title=\"{_e(r['verdict'])}\">{_e(r['root_code'] or '—')}</td></tr>\n")
 
 
-def _rows(html: list[str], root: str) -> Markup:
+def rows_markup(html: list[str], root: str) -> Markup:
     return Markup("".join(html).replace(_ROOT, root))
 
 
 # ---------------------------------------------------------------------------- pages
-class _Shell:
+class Shell:
     """A page layout rendered once, with holes for the title and the body, since the layout is
     the same on every page of a kind (private-use characters mark the holes: no escaping or
     cleaning touches them)."""
@@ -311,7 +287,7 @@ class _Shell:
 def write_site(store: Store, df: pd.DataFrame, f: Filters, out: Path, *,
                max_job_pages: int = 5000, rows_per_page: int = 2000) -> dict[str, int]:
     """Write the static site; returns counts of what was written."""
-    env = _env()
+    env = environment()
     out.mkdir(parents=True, exist_ok=True)
     for sub in ("jobs", "nodes", "static"):
         (out / sub).mkdir(exist_ok=True)
@@ -320,19 +296,19 @@ def write_site(store: Store, df: pd.DataFrame, f: Filters, out: Path, *,
         shutil.copyfile(str(static / name), out / "static" / name)
     nodes = load_nodes(store, df["diagnosis_id"].tolist() if not df.empty else [])
     ctx = {"filters": f, "generated_window": (f.since, f.until)}
-    records = _records(df) if not df.empty else []
+    table = records(df) if not df.empty else []
     ids = df["diagnosis_id"].tolist() if not df.empty else []
-    rows = {i: _row_html(r, n < max_job_pages) for n, (i, r) in enumerate(zip(ids, records, strict=True))}
+    rows = {i: row_html(r, n < max_job_pages) for n, (i, r) in enumerate(zip(ids, table, strict=True))}
     html = list(rows.values())
     pages = [html[i:i + rows_per_page] for i in range(0, len(html), rows_per_page)] or [[]]
     poor = df[df["coverage_ok"] < 0.5].head(50)["diagnosis_id"].tolist() if not df.empty else []
     (out / "index.html").write_text(env.get_template("index.html").render(
-        root="", overview=_overview(df, nodes, store, (f.since, f.until)), recent=_rows(html[:20], ""),
-        poor=_rows([rows[i] for i in poor], "") if poor else None, n_pages=len(pages), **ctx))
+        root="", overview=overview(df, nodes, store, (f.since, f.until)), recent=rows_markup(html[:20], ""),
+        poor=rows_markup([rows[i] for i in poor], "") if poor else None, n_pages=len(pages), **ctx))
     template = env.get_template("jobs.html")
     for i, chunk in enumerate(pages, 1):
         name = "jobs.html" if i == 1 else f"jobs-{i}.html"
-        (out / name).write_text(template.render(root="", rows=_rows(chunk, ""), page=i,
+        (out / name).write_text(template.render(root="", rows=rows_markup(chunk, ""), page=i,
                                                 n_pages=len(pages), total=len(html), **ctx))
     (out / "nodes.html").write_text(env.get_template("nodes.html").render(
         root="", nodes=_nodes_index(df, nodes), **ctx))
@@ -340,7 +316,7 @@ def write_site(store: Store, df: pd.DataFrame, f: Filters, out: Path, *,
     _write_job_pages(env, store, job_rows, out, ctx)
     node_pages = _write_node_pages(env, store, df, nodes, rows, out, ctx)
     return {"job_pages": len(job_rows), "table_pages": len(pages), "node_pages": node_pages,
-            "rows": len(records)}
+            "rows": len(table)}
 
 
 def _nodes_index(df: pd.DataFrame, nodes: pd.DataFrame) -> list[dict[str, Any]]:
@@ -361,8 +337,9 @@ def _write_job_pages(env: Environment, store: Store, rows: pd.DataFrame, out: Pa
                      ctx: dict[str, Any]) -> None:
     if rows.empty:
         return
-    bodies = _job_bodies(store, rows["diagnosis_id"].tolist())
-    shell = _Shell(env, "page.html", {"root": "../", **ctx})
+    bodies = BodyCache(out).bodies(store, list(zip(rows["diagnosis_id"], rows["document_hash"],
+                                                   strict=True)))
+    shell = Shell(env, "page.html", {"root": "../", **ctx})
     with _Writer() as write:
         for diag_id, cluster, job_id, attempt in zip(rows["diagnosis_id"], rows["cluster"], rows["job_id"],
                                                      rows["attempt"], strict=True):
@@ -386,12 +363,12 @@ def _write_node_pages(env: Environment, store: Store, df: pd.DataFrame, nodes: p
     for rec in counts.to_dict("records"):
         recurring.setdefault(rec["node"], []).append(rec)
     body = env.get_template("node_body.html")
-    shell = _Shell(env, "page.html", {"root": "../", **ctx})
+    shell = Shell(env, "page.html", {"root": "../", **ctx})
     timelines = node_timelines(store, [str(n) for n in history], ctx["filters"], per_node=50)
     with _Writer() as write:
         for node, html in history.items():
             write(out / "nodes" / node_page(str(node)), shell.page(node, body.render(
-                node=node, n=len(html), rows=_rows(html, "../"), recurring=recurring[node],
+                node=node, n=len(html), rows=rows_markup(html, "../"), recurring=recurring[node],
                 timeline=timelines.get(str(node)))))
     return len(history)
 

@@ -1,0 +1,294 @@
+"""A live attempt as a static bundle: what the `slurm` context would read, written in the bundle
+format (README, "The static bundle"), so that a service on another host gives the same diagnosis.
+
+The observation sources run as for an in-process diagnosis; their files are then copied into the
+bundle, system logs cut to the window the extractor reads (the attempt, the rules' context before
+it and margin after it, the collector's `margin_s`, and the extractor's slack), so a multi-GB
+syslog costs only its minutes around the job. Binary journals become the text lines the journald
+converter makes of them, and `sacctmgr show event`'s answer becomes `events.json`. What goes in is
+bounded by the read caps and by `max_bytes` for the whole bundle.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import IO, Any
+
+from slurm_attr.collect.collector import SourceFile, Sources, _opened
+from slurm_attr.collect.files import MAX_LINE, ReadBudget, ReadLimits, ReadStats, is_gzip, iter_blocks
+from slurm_attr.config import Settings
+from slurm_attr.connectors import AttemptContext, observation_sources
+from slurm_attr.extract.extractor import Extractor
+from slurm_attr.extract.timestamps import Clock, zone_for
+from slurm_attr.model import Coverage, Workload
+from slurm_attr.ruleset import Ruleset
+from slurm_attr.scope.slurm import NodeEvent, SlurmClient, SlurmError
+from slurm_attr.scope.static import EVENTS
+
+log = logging.getLogger("slurm_attr.export")
+Window = tuple[datetime, datetime]
+_SEEK_MIN_BYTES = 64 << 20  # a plain file bigger than this is entered by bisecting its times
+_STAMP_LINES = 30  # lines looked at for a block's first and last time
+_SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
+
+
+class _Recorder:
+    """The Slurm client, keeping what `sacctmgr show event` answered for `events.json`."""
+
+    def __init__(self, client: SlurmClient) -> None:
+        self.client = client
+        self.history: list[NodeEvent] | None = None
+        self.error: str | None = None
+
+    def sacct(self, job_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+        return self.client.sacct(job_ids)
+
+    def failed_job_ids(self, since: datetime, until: datetime) -> list[str]:
+        return self.client.failed_job_ids(since, until)
+
+    def node_events(self, nodes: list[str], start: datetime, end: datetime) -> list[NodeEvent]:
+        try:
+            self.history = self.client.node_events(nodes, start, end)
+        except SlurmError as exc:
+            self.error = str(exc)
+            raise
+        return self.history
+
+    def cluster_name(self) -> str:
+        return self.client.cluster_name()
+
+    def job_streams(self, job_id: str) -> dict[str, str]:
+        return self.client.job_streams(job_id)
+
+
+@dataclass
+class Exported:
+    """What went into a bundle, and what could not (for the worker's log)."""
+
+    files: int = 0
+    bytes: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def gather(workload: Workload, settings: Settings, env: dict[str, str],
+           client: SlurmClient) -> tuple[Sources, _Recorder]:
+    """The attempt's sources, found exactly as `connectors.slurm.collect` finds them."""
+    recorder = _Recorder(client)
+    ctx = AttemptContext(workload, settings, env, recorder)
+    workload.timezone = workload.timezone or settings.log_zone()
+    found = Sources(timezones=settings.source_zones())
+    for source in observation_sources(settings.sources):
+        try:
+            source.gather(ctx, found)
+        except Exception as exc:  # as in the live context: a broken source never loses the job
+            found.extra_coverage.append(Coverage(source.name, None, "error",
+                                                 f"{type(exc).__name__}: {exc}"))
+    return found, recorder
+
+
+def read_window(workload: Workload, ruleset: Ruleset, settings: Settings) -> Window:
+    """Everything the extractor reads of a system log, and what the collector's margin asks for."""
+    wide = Extractor(ruleset, workload).window
+    margin = timedelta(seconds=settings.margin_s)
+    return min(wide[0], workload.start - margin), max(wide[1], workload.end + margin)
+
+
+def write_bundle(dest: Path, workload: Workload, ruleset: Ruleset, settings: Settings,
+                 env: dict[str, str], client: SlurmClient, max_bytes: int) -> Exported:
+    """Write the bundle of one ended attempt into the empty directory `dest`."""
+    found, recorder = gather(workload, settings, env, client)
+    writer = _BundleWriter(dest, workload, settings, read_window(workload, ruleset, settings),
+                           max_bytes)
+    writer.copy_all(found)
+    if recorder.history is not None or recorder.error is not None:
+        writer.json(EVENTS, events_document(recorder.history, recorder.error, settings.margin_s))
+    dropped = [c for c in found.extra_events if c.rule != "sacctmgr.node_event"]
+    if dropped:  # a site's own source that makes events, not files: the format has no place
+        writer.done.notes.append(f"{len(dropped)} events of other sources are not in the bundle")
+    writer.json("workload.json", workload_document(workload))  # last: sources may add facts
+    return writer.done
+
+
+def workload_document(w: Workload) -> dict[str, Any]:
+    """`workload.json` for an attempt (the format `scope.static.load_workload` reads)."""
+    return {"cluster": w.cluster, "job_id": w.job_id, "attempt": w.attempt, "name": w.name,
+            "user": w.user, "partition": w.partition, "nodes": w.nodelist,
+            "start": w.start.isoformat(), "end": w.end.isoformat(), "state": w.state,
+            "exit_code": w.exit_code, "derived_exit_code": w.derived_exit_code, "reason": w.reason,
+            "failed_node": w.failed_node, "gpus_per_node": w.gpus_per_node, "steps": w.to_dict()["steps"],
+            "timezone": w.timezone}
+
+
+def events_document(history: list[NodeEvent] | None, error: str | None, margin_s: int) -> dict[str, Any]:
+    """`events.json`: the node state history, or why sacctmgr could not give it."""
+    doc: dict[str, Any] = {"source": "sacctmgr show event", "margin_s": margin_s, "events": []}
+    if history is None:
+        doc["error"] = error or "no node state history"
+        return doc
+    doc["events"] = [{"node": e.node, "start": e.start.isoformat(),
+                      "end": e.end.isoformat() if e.end else None, "state": e.state,
+                      "reason": e.reason, "user": e.user} for e in history]
+    return doc
+
+
+class _BundleWriter:
+    def __init__(self, dest: Path, workload: Workload, settings: Settings, window: Window,
+                 max_bytes: int) -> None:
+        self.dest, self.workload, self.window = dest, workload, window
+        self.zones = settings.source_zones()
+        self.limits: ReadLimits = settings.read_limits()
+        self.budget = ReadBudget(self.limits)
+        self.left = max_bytes
+        self.done = Exported()
+        self.names: set[str] = set()
+
+    def json(self, rel: str, doc: dict[str, Any]) -> None:
+        (self.dest / rel).write_text(json.dumps(doc, ensure_ascii=False, indent=1), encoding="utf-8")
+
+    def copy_all(self, found: Sources) -> None:
+        for source in found.app:  # job output is read whole, as the collector reads it
+            self._copy(source, "app", None)
+        for node, files in found.nodes.items():
+            for source in files:
+                self._copy(source, f"nodes/{node}", "node")
+        for source in found.controller:
+            self._copy(source, "controller", "controller")
+
+    def _target(self, folder: str, source: SourceFile) -> Path:
+        """A file name in the bundle: the original's, made safe and unique; `.gz` dropped (the
+        copy is plain text), `.log` added to a converted journal (it is text lines now)."""
+        name = _SAFE_NAME.sub("_", Path(source.name).name).lstrip(".") or "log"
+        name = name.removesuffix(".gz") + (".log" if source.convert else "")
+        rel, n = f"{folder}/{name}", 1
+        while rel in self.names:
+            n += 1
+            rel = f"{folder}/{n}-{name}"
+        self.names.add(rel)
+        path = self.dest / rel
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        return path
+
+    def _copy(self, source: SourceFile, folder: str, origin: str | None) -> None:
+        target = self._target(folder, source)
+        try:
+            with _opened(source) as path, target.open("wb") as out:
+                problems = self._write(source, path, out, origin)
+        except (OSError, ValueError) as exc:  # as in the collector: a file it cannot read is a note
+            target.unlink(missing_ok=True)
+            self.done.notes.append(f"{source.name}: could not be read ({exc})")
+            return
+        self.done.files += 1
+        self.done.notes += [f"{source.name}: {p}" for p in problems]
+
+    def _write(self, source: SourceFile, path: Path, out: IO[bytes], origin: str | None) -> list[str]:
+        if source.convert is not None:  # a binary journal: the text the collector would read
+            capped = _Capped(out, self)
+            problems = source.convert(path, capped, self.limits, self.window)  # type: ignore[arg-type]
+            return problems + capped.problems
+        stats = ReadStats(budget=self.budget)
+        clock = None if origin is None else Clock(self.workload.end, zone_for(
+            self.zones.get(origin), zone_for(self.workload.timezone, self.workload.start.tzinfo or UTC)))
+        blocks = _whole(path, stats) if clock is None else cut(path, stats, clock, self.window)
+        capped = _Capped(out, self)
+        for block in blocks:
+            if not capped.write(block):
+                break
+        return stats.problems + capped.problems
+
+
+class _Capped:
+    """Writes until the bundle's size cap, then drops the rest with one note."""
+
+    def __init__(self, out: IO[bytes], writer: _BundleWriter) -> None:
+        self.out, self.writer = out, writer
+        self.problems: list[str] = []
+
+    def write(self, data: bytes) -> bool:
+        w = self.writer
+        if self.problems:
+            return False
+        if len(data) > w.left:
+            data = data[: data.rfind(b"\n", 0, w.left) + 1]  # whole lines only
+            self.problems.append("cut at the bundle's size cap; the rest was not sent")
+        self.out.write(data)
+        w.left -= len(data)
+        w.done.bytes += len(data)
+        return not self.problems
+
+
+def _whole(path: Path, stats: ReadStats) -> Iterator[bytes]:
+    yield from iter_blocks(path, stats)
+
+
+def cut(path: Path, stats: ReadStats, clock: Clock, window: Window) -> Iterator[bytes]:
+    """The lines of a log inside `window`. Blocks wholly before it are skipped, reading stops at
+    the first block that starts after it, and only the blocks at its edges are looked at line by
+    line; a line without a time of its own goes with the line before it, and a file without
+    times (raw dmesg, say) is kept whole."""
+    keep = True
+    for block in iter_blocks(path, stats, _entry(path, clock, window)):
+        first, last = _first(block.split(b"\n")[:_STAMP_LINES], clock), \
+            _first(block[-(1 << 16):].split(b"\n")[::-1][:_STAMP_LINES], clock)
+        if last is not None and last < window[0]:
+            keep = False
+            continue
+        if first is not None and first > window[1]:
+            return
+        if first is not None and last is not None and first >= window[0] and last <= window[1]:
+            keep = True
+            yield block
+            continue
+        kept, keep, past = _lines_inside(block, clock, window, keep)
+        yield kept
+        if past:
+            return
+
+
+def _lines_inside(block: bytes, clock: Clock, window: Window, keep: bool) -> tuple[bytes, bool, bool]:
+    out, past = [], False
+    for line in block[:-1].split(b"\n"):  # a block is whole lines, each ending with a newline
+        when = _time(line, clock)
+        if when is not None:
+            keep = window[0] <= when <= window[1]
+            past = past or when > window[1]
+        if keep:
+            out.append(line + b"\n")
+    return b"".join(out), keep, past
+
+
+def _time(line: bytes, clock: Clock) -> datetime | None:
+    stamp = clock.parse(line[:200].decode("utf-8", "replace"))
+    return stamp.when if stamp.quality not in ("none", "boot_relative") else None
+
+
+def _first(lines: list[bytes], clock: Clock) -> datetime | None:
+    return next((t for t in (_time(x, clock) for x in lines) if t is not None), None)
+
+
+def _entry(path: Path, clock: Clock, window: Window) -> int:
+    """A line start at or before the window's start in a big plain file (0 otherwise)."""
+    try:
+        size = os.stat(path).st_size
+        if size < _SEEK_MIN_BYTES or is_gzip(path):
+            return 0
+        lo, hi = 0, size
+        with open(path, "rb") as fh:
+            while hi - lo > (1 << 20):
+                mid = (lo + hi) // 2
+                fh.seek(mid)
+                when = _first(fh.read(1 << 16).split(b"\n")[1:][:_STAMP_LINES], clock)
+                if when is None:
+                    return 0
+                lo, hi = (mid, hi) if when < window[0] else (lo, mid)
+            fh.seek(lo)
+            newline = fh.read(MAX_LINE).find(b"\n") if lo else -1
+            return lo + newline + 1 if newline >= 0 else 0
+    except OSError:
+        return 0
