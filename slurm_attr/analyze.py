@@ -10,7 +10,7 @@ from slurm_attr.collect.files import ReadLimits
 from slurm_attr.config import Settings
 from slurm_attr.connectors.bundle import BundleCollector
 from slurm_attr.engine.pipeline import Engine
-from slurm_attr.model import Observations, Workload
+from slurm_attr.model import AttemptFacts, Observations, Workload
 from slurm_attr.output.diagnosis import document
 from slurm_attr.scope.static import load_workload, open_bundle
 
@@ -24,7 +24,7 @@ def diagnose(workload: Workload, obs: Observations, rules_dir: str | None = None
     return document(workload, obs, events, verdict, ruleset)
 
 
-def diagnose_attempt(facts: dict[str, Any], cluster: str, env: dict[str, str], settings: Settings,
+def diagnose_attempt(facts: AttemptFacts, cluster: str, env: dict[str, str], settings: Settings,
                      client: SlurmClient) -> dict[str, Any]:
     """Diagnose one ended attempt of a live cluster from its sacct facts and epilog environment."""
     from slurm_attr.connectors.slurm import collect  # not needed (nor paid for) by bundles
@@ -36,11 +36,11 @@ def diagnose_attempt(facts: dict[str, Any], cluster: str, env: dict[str, str], s
     return diagnose(workload, obs, settings.rules)
 
 
-def minimal_env(facts: dict[str, Any], cluster: str) -> dict[str, str]:
+def minimal_env(facts: AttemptFacts, cluster: str) -> dict[str, str]:
     """What a job's epilog would have said, rebuilt from sacct (backfill, on-demand analysis)."""
-    return {"SLURM_JOB_ID": facts["job_id"], "SLURM_JOB_USER": facts["user"],
-            "SLURM_JOB_WORK_DIR": facts.get("work_dir") or "", "SLURM_CLUSTER_NAME": cluster,
-            "SLURM_JOB_RESTART_COUNT": str(facts["attempt"])}
+    return {"SLURM_JOB_ID": facts.job_id, "SLURM_JOB_USER": facts.user,
+            "SLURM_JOB_WORK_DIR": facts.work_dir or "", "SLURM_CLUSTER_NAME": cluster,
+            "SLURM_JOB_RESTART_COUNT": str(facts.attempt)}
 
 
 def analyze_bundle(bundle: Path, rules_dir: str | None = None,

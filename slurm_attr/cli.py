@@ -116,10 +116,10 @@ def _analyze_live(job_id: str, attempt: int | None, rules_dir: str | None,
         facts = pick_attempt(attempts, index=attempt)
         if facts is None:
             raise click.ClickException(f"job {job_id} has attempts 0..{len(attempts) - 1}")
-        if facts["end"] is None:
-            raise click.ClickException(f"job {job_id} has not ended ({facts['state']})")
-        cluster = facts["cluster"] or client.cluster_name()
-        env = _queued_env(db, cluster, job_id, facts["end"]) or minimal_env(facts, cluster)
+        if facts.end is None:
+            raise click.ClickException(f"job {job_id} has not ended ({facts.state})")
+        cluster = facts.cluster or client.cluster_name()
+        env = _queued_env(db, cluster, job_id, facts.end) or minimal_env(facts, cluster)
         return diagnose_attempt(facts, cluster, env, settings, client)
     except SlurmError as exc:
         raise click.ClickException(str(exc)) from exc

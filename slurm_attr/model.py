@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +34,41 @@ class Step:
         return {"id": self.id, "name": self.name, "state": self.state, "exit_code": self.exit_code,
                 "nodes": self.nodes, "start": self.start.isoformat() if self.start else None,
                 "end": self.end.isoformat() if self.end else None}
+
+
+@dataclass
+class AttemptFacts:
+    """What the scheduler's accounting says of one attempt (sacct's text or JSON output, in any
+    Slurm version), before it is checked into a Workload. What a source does not say stays None."""
+
+    cluster: str
+    job_id: str
+    attempt: int = 0  # index among the job's attempts, oldest first
+    name: str = ""
+    user: str = ""
+    partition: str = ""
+    nodes: str = ""  # the node list as sacct prints it ("None assigned" included)
+    submit: datetime | None = None
+    start: datetime | None = None
+    end: datetime | None = None
+    state: str = ""
+    exit_code: str = "0:0"
+    derived_exit_code: str | None = None
+    reason: str | None = None
+    gpus_per_node: int | None = None
+    failed_node: str | None = None
+    steps: list[Step] = field(default_factory=list)
+    flags: tuple[str, ...] = ()
+    cancelled_by_uid: str | None = None  # `CANCELLED by <uid>`
+    kill_request_user: str | None = None
+    work_dir: str | None = None
+
+    def known(self) -> dict[str, Any]:
+        """The facts the source gave, by field name (a bundle's sacct file adds these to its
+        workload.json)."""
+        return {f.name: value for f in fields(self)
+                if (value := getattr(self, f.name)) is not None and value != "" and value != []
+                and value != ()}
 
 
 @dataclass
@@ -118,6 +153,7 @@ class Event:
     summary: str
     code: str | None = None
     action: str | None = None
+    outcome: str | None = None  # the rule's own outcome, where not the sub_domain's usual one
     fields: dict[str, str] = field(default_factory=dict)
     count: int = 1
     last_time: datetime | None = None

@@ -45,6 +45,9 @@ class Pattern:
     role: str = "symptom"
     sub_domain: str | None = None
     priority: int = 10
+    # The outcome when this line is the root cause, where it is not the sub_domain's usual one
+    # (a node that cannot set up a job's container is the host, but misconfigured, not broken).
+    outcome: str | None = None
     code: str | None = None
     summary: str = ""
     action: str | None = None
@@ -65,6 +68,7 @@ class Outcome:
     role: str
     sub_domain: str | None
     priority: int
+    outcome: str | None = None  # see Pattern.outcome
 
 
 EARLIER = "earlier"  # `sub_domain: earlier` in an adjustment: the blamed earlier Xid's sub_domain
@@ -115,8 +119,8 @@ def _require(cond: bool, where: str, message: str) -> None:
 
 
 PATTERN_KEYS = {"id", "kind", "origins", "keywords", "regex", "decoder", "role", "sub_domain",
-                "priority", "code", "summary", "action", "fields", "context_before", "match_job",
-                "match_node"}
+                "priority", "outcome", "code", "summary", "action", "fields", "context_before",
+                "match_job", "match_node"}
 
 
 @cache
@@ -162,6 +166,8 @@ def _pattern(raw: dict[str, Any], where: str) -> Pattern:
     _require(role in ROLES, where, f"role must be one of {ROLES}")
     sub = raw.get("sub_domain")
     _require(sub is None or sub in SUB_DOMAINS, where, f"unknown sub_domain {sub!r}")
+    _require(raw.get("outcome") is None or raw["outcome"] in OUTCOMES, where,
+             f"outcome must be one of {', '.join(OUTCOMES)}")
     try:
         regex = re.compile(raw["regex"])
     except re.error as exc:
@@ -169,14 +175,15 @@ def _pattern(raw: dict[str, Any], where: str) -> Pattern:
     return Pattern(
         id=raw["id"], kind=raw["kind"], origins=origins,
         keywords=tuple(str(k) for k in raw["keywords"]), regex=regex,
-        decoder=raw.get("decoder"), role=role, sub_domain=sub,
+        decoder=raw.get("decoder"), role=role, sub_domain=sub, outcome=raw.get("outcome"),
         priority=int(raw.get("priority", 10)), code=raw.get("code"),
         summary=raw.get("summary", ""), action=raw.get("action"),
         fields={k: str(v) for k, v in (raw.get("fields") or {}).items()},
         context_before=int(raw.get("context_before", 0)),
         match_job=bool(raw.get("match_job")), match_node=bool(raw.get("match_node")),
         generic=raw.get("decoder") == "python_exception",
-        overrides={k: raw[k] for k in ("role", "sub_domain", "priority") if k in raw and raw.get("decoder")},
+        overrides={k: raw[k] for k in ("role", "sub_domain", "priority", "outcome")
+                   if k in raw and raw.get("decoder")},
     )
 
 
@@ -409,7 +416,7 @@ def _overlay_row(row: dict[str, str], where: str, catalog: dict[int, dict[str, A
 
 # ---------------------------------------------------------------- decoders.yaml
 DECODER_SECTIONS = ("version", "outcomes", "adjustments")
-OUTCOME_FIELDS = ("role", "sub_domain", "priority")
+OUTCOME_FIELDS = ("role", "sub_domain", "priority", "outcome")
 ADJUSTMENT_FIELDS = ("role", "sub_domain", "priority", "priority_at_most", "priority_from_earlier",
                      "when_sub_domain")
 FROM_EARLIER_FIELDS = ("at_most", "minus", "at_least")
@@ -449,11 +456,13 @@ def _keyed_section(data: dict[str, Any], path: Path, section: str,
 def _outcome(spec: Any, where: str) -> Outcome:
     _require(isinstance(spec, dict), where, "must be a mapping {role, sub_domain, priority}")
     _fields_known(spec, OUTCOME_FIELDS, where)
-    for name in OUTCOME_FIELDS:
+    for name in ("role", "sub_domain", "priority"):
         _require(name in spec, where, f"missing '{name}'")
     _check_role_domain(spec, where)
     _check_priority(spec["priority"], where, "priority")
-    return Outcome(spec["role"], spec["sub_domain"], spec["priority"])
+    _require(spec.get("outcome") is None or spec["outcome"] in OUTCOMES, where,
+             f"outcome must be one of {', '.join(OUTCOMES)}")
+    return Outcome(spec["role"], spec["sub_domain"], spec["priority"], spec.get("outcome"))
 
 
 def _adjustment(spec: Any, where: str, knows_earlier: bool) -> Adjustment:

@@ -392,3 +392,12 @@ def test_an_xid_the_overlay_does_not_classify_takes_the_default_outcome(tmp_path
     assert (entry["role"], entry["sub_domain"], entry["priority"]) == (default.role, default.sub_domain,
                                                                       default.priority)
     assert entry["mnemonic"] == "ROBUST_CHANNEL_GPU_HAS_FALLEN_OFF_THE_BUS"  # the vendor's row stays
+
+
+def test_prefix_host_reads_a_launchers_host_tag_through_other_layers():
+    from slurm_attr.decode.base import prefix_host, strip_rank
+    assert prefix_host("[gpu187:2]:torch.cuda.OutOfMemoryError: CUDA out of memory.") == "gpu187"
+    assert prefix_host("2024-01-01 10:00:00 [node-a.cluster:13]: boom") == "node-a.cluster"
+    assert prefix_host("[rank3]: RuntimeError: boom") is None
+    assert prefix_host("[E ProcessGroupNCCL.cpp:737] [Rank 1] Watchdog") is None
+    assert strip_rank("[gpu187:2]:Traceback (most recent call last):")[0] == "Traceback (most recent call last):"

@@ -437,3 +437,84 @@ def test_a_task_killed_by_a_bus_error_points_at_the_nodes_shared_memory(make_bun
     d = analyze_bundle(make_bundle({"app/out.log": out}, nodes="gpu-[01-02]"))
     assert d["sub_domain"] == "host" and d["evidence_status"] == "hypothesis"
     assert d["root_cause"]["nodes"] == ["gpu-02"] and "/dev/shm" in d["root_cause"]["explanation"]
+
+
+def test_cuda_error_text_of_glog_checks_is_classified_like_the_runtimes(make_bundle):
+    # C++ frameworks abort on a glog CHECK that carries the CUDA runtime's own error text.
+    for line, want in (
+            ("F1120 10:30:54.043815 30811 hl_cuda_device.cc:565] Check failed: cudaSuccess == cudaStat "
+             "(0 vs. 39) Cuda Error: uncorrectable ECC error encountered\n", "gpu_memory"),
+            ("F1120 10:30:00.000000 4711 syncedmem.cpp:56] Check failed: error == cudaSuccess (2 vs. 0)  "
+             "out of memory\n", "gpu_oom")):
+        d = analyze_bundle(make_bundle({"app/out.log": line}, nodes="gpu-01", exit_code="0:6"))
+        assert d["sub_domain"] == want, line
+
+
+def test_device_oom_in_other_frameworks_spellings_is_gpu_oom(make_bundle):
+    for line in ("jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying "
+                 "to allocate 6567780864 bytes.\n",
+                 "E1120 10:23:55.103160 3413767 gpu_cudamallocasync_allocator.cc:361] gpu_async_1 "
+                 "cuMemAllocAsync failed to allocate 1225195446464 bytes: RESOURCE_EXHAUSTED: : "
+                 "CUDA_ERROR_OUT_OF_MEMORY: out of memory\n",
+                 "ResourceExhaustedError: OOM when allocating tensor with shape[256,112,112,64] and type "
+                 "float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc\n"):
+        d = analyze_bundle(make_bundle({"app/out.log": line}, nodes="gpu-01"))
+        assert d["sub_domain"] == "gpu_oom", line
+    cpu = ("ResourceExhaustedError: OOM when allocating tensor with shape[100,4096,32] and type float on "
+           "/job:localhost/replica:0/task:0/device:CPU:0 by allocator cpu\n")
+    d = analyze_bundle(make_bundle({"app/out.log": cpu}, nodes="gpu-01"))
+    assert d["sub_domain"] != "gpu_oom"
+
+
+def test_fatal_aer_on_the_gpus_own_link_is_the_gpu_and_the_port_lines_its_companions(make_bundle):
+    dmesg = ("[  +0.000844] nvidia 0000:03:00.0: AER: can't recover (no error_detected callback)\n"
+             "[  +0.000004] pcieport 0000:00:03.0: PCIe Bus Error: severity=Uncorrected (Fatal), "
+             "type=Transaction Layer, (Requester ID)\n"
+             "[  +0.000894] pcieport 0000:00:03.0:    [14] CmpltTO                (First)\n")
+    d = analyze_bundle(make_bundle({"nodes/gpu-02/dmesg": dmesg}))
+    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("gpu", ["gpu-02"])
+    port = next(s for s in d["symptoms"] if s["kind"] == "pcie_error")
+    assert port["role"] == "interesting"
+    # A fatal error on a port with no GPU named below it stays the host's PCIe path.
+    d = analyze_bundle(make_bundle({"nodes/gpu-02/dmesg": dmesg.split("\n", 1)[1]}))
+    assert d["sub_domain"] == "host"
+
+
+def test_a_launchers_host_prefix_places_the_line_on_that_host(make_bundle):
+    line = ("[gpu-02:2]:torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.00 GiB "
+            "(GPU 2; 79.35 GiB total capacity)\n")
+    d = analyze_bundle(make_bundle({"app/out.log": line}))
+    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("gpu_oom", ["gpu-02"])
+
+
+def test_node_side_job_setup_failures_are_the_nodes(make_bundle):
+    for out in ("slurmstepd: error: container_p_join: open failed /scratch/4242/.active: No such file or "
+                "directory\nslurmstepd: error: container_g_join failed: 4242\n",
+                "slurmstepd: error: pyxis:     mkdir: cannot create directory '/run/enroot': Permission "
+                "denied\nslurmstepd: error: spank: required plugin spank_pyxis.so: task_init_privileged() "
+                "failed with rc=-1\nsrun: error: gpu-02: task 0: Exited with exit code 1\n"):
+        d = analyze_bundle(make_bundle({"app/out.log": out}, nodes="gpu-02"))
+        assert d["sub_domain"] == "host" and d["evidence_status"] != "hypothesis", out
+    # The image a job names is the job's: a failed import without a node-side error stays with it.
+    out = ("slurmstepd: error: pyxis: failed to import docker image\n"
+           "srun: error: gpu-02: task 0: Exited with exit code 1\n")
+    d = analyze_bundle(make_bundle({"app/out.log": out}, nodes="gpu-02"))
+    assert d["sub_domain"] == "application"
+
+
+def test_an_mpi_rank_killed_by_sigkill_points_at_host_memory(make_bundle):
+    for out in ("=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES\n=   PID 4711 RUNNING AT gpu-02\n"
+                "=   EXIT CODE: 9\n",
+                "mpirun noticed that process rank 3 with PID 4711 on node gpu-02 exited on signal 9 "
+                "(Killed).\n"):
+        d = analyze_bundle(make_bundle({"app/out.log": out}, nodes="gpu-02"))
+        assert (d["sub_domain"], d["evidence_status"]) == ("host_oom", "hypothesis"), out
+
+
+def test_a_node_that_cannot_set_up_the_job_is_infrastructure_not_broken_hardware(make_bundle):
+    out = "srun: error: Prolog failure on node gpu-02\n"
+    d = analyze_bundle(make_bundle({"app/out.log": out}))
+    assert (d["sub_domain"], d["outcome"], d["root_cause"]["nodes"]) == ("host", "infrastructure", ["gpu-02"])
+    reboot = _syslog("gpu-02", "10:30:00", "kernel: [    0.000000] Linux version 6.1.0-18-amd64")
+    d = analyze_bundle(make_bundle({"nodes/gpu-02/syslog": reboot}))
+    assert (d["sub_domain"], d["outcome"]) == ("host", "hardware")  # the sub_domain's usual outcome

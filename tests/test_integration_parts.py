@@ -38,17 +38,17 @@ def test_parsable2_from_slurm_22_05():
     """Lines as 22.05.8's `sacct -D -P -n --delimiter=$'\\x1e|' --format=<FIELDS>` printed them."""
     jobs = parse_parsable((DATA / "sacct-22.05.8-parsable2.txt").read_text())
     (failed,) = jobs["1"]
-    assert (failed["state"], failed["exit_code"]) == ("FAILED", "3:0")
-    assert [s.id for s in failed["steps"]] == ["batch", "0"]
+    assert (failed.state, failed.exit_code) == ("FAILED", "3:0")
+    assert [s.id for s in failed.steps] == ["batch", "0"]
     first, second = jobs["4"]
-    assert (first["attempt"], first["state"]) == (0, "REQUEUED")
-    assert (second["attempt"], second["state"], second["exit_code"]) == (1, "FAILED", "3:0")
-    assert second["start"] == datetime(2026, 11, 30, 3, 15, 33, tzinfo=UTC)
+    assert (first.attempt, first.state) == (0, "REQUEUED")
+    assert (second.attempt, second.state, second.exit_code) == (1, "FAILED", "3:0")
+    assert second.start == datetime(2026, 11, 30, 3, 15, 33, tzinfo=UTC)
     (cancelled,) = jobs["7"]
-    assert (cancelled["state"], cancelled["cancelled_by_uid"]) == ("CANCELLED", "1001")
-    assert cancelled["name"] == "train|v2"  # user text with the default delimiter in it
-    assert cancelled["gpus_per_node"] == 8
-    assert jobs["8"][0]["start"] is None
+    assert (cancelled.state, cancelled.cancelled_by_uid) == ("CANCELLED", "1001")
+    assert cancelled.name == "train|v2"  # user text with the default delimiter in it
+    assert cancelled.gpus_per_node == 8
+    assert jobs["8"][0].start is None
 
 
 def test_workload_from_sacct_facts():

@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 from slurm_replay import Replay
-from sqlalchemy import select
+from sqlalchemy import select, update
 from test_service import READ, SUBMIT, free_port, start_service
 
 from slurm_attr.analyze import analyze_bundle, diagnose_attempt
@@ -185,13 +185,17 @@ def test_the_worker_posts_each_attempt_and_the_service_stores_it_under_the_worke
     assert SUBMIT not in caplog.text
 
 
-def test_a_service_that_is_down_leaves_the_job_queued_for_a_retry(queued, live):
+def test_a_service_that_is_down_leaves_the_job_queued_without_spending_its_tries(queued, live):
     worker = _worker(queued, live, Remote(f"http://127.0.0.1:{free_port()}", SUBMIT, live[0]))
-    worker.drain()
+    for _ in range(live[0].max_tries + 2):  # an outage longer than every try allows
+        worker.drain()
+        with queued.sessions.begin() as s:  # the backoff, elapsed
+            s.execute(update(QueueEntry).values(not_before=queue.now()))
     row = _row(queued)
-    assert (row.state, row.tries) == ("pending", 1)
+    assert (row.state, row.tries) == ("pending", 0)  # never a dead letter for an outage
     assert "did not answer" in row.last_error
-    assert queue.aware(row.not_before) > queue.now() + timedelta(seconds=90)  # backoff_s=100
+    worker.drain()
+    assert queue.aware(_row(queued).not_before) > queue.now() + timedelta(seconds=90)  # backoff_s=100
 
 
 def test_a_read_only_token_is_refused_clearly_and_the_job_stays_queued(service, queued, live):

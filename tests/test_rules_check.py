@@ -272,3 +272,9 @@ def test_a_dcgm_xid_samples_rank_below_the_kernel_line_is_data(rules_copy, make_
     _edit(rules_copy / "policy.yaml", "dcgm_xid_priority_delta: -20", "dcgm_xid_priority_delta: x")
     load.cache_clear()  # the directory was loaded above, before this edit
     assert "dcgm_xid_priority_delta must be a whole number" in _check(rules_copy).output
+
+
+def test_a_rules_own_outcome_is_checked(rules_copy):
+    _edit(rules_copy / "patterns.yaml", "    outcome: infrastructure", "    outcome: infrastruktur")
+    output = _check(rules_copy).output
+    assert output.startswith("Error: patterns.yaml:") and "outcome must be one of" in output

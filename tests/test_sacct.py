@@ -10,7 +10,7 @@ def test_2205_success_exit_code_is_cross_checked_against_steps():
            "steps": [{"step": {"name": "batch", "id": "batch"}, "state": "FAILED",
                       "exit_code": {"status": "FAILED", "return_code": 3}}]}
     facts = parse_job(job)
-    assert facts["state"] == "FAILED" and facts["exit_code"] == "3:0"
+    assert facts.state == "FAILED" and facts.exit_code == "3:0"
 
 
 def test_2411_shapes_numbers_lists_and_signals():
@@ -25,9 +25,9 @@ def test_2411_shapes_numbers_lists_and_signals():
                                                              "signal": {"id": num(9)}},
                       "time": {"start": num(1700000001), "end": num(1700000600)}}]}
     facts = parse_job(job)
-    assert facts["state"] == "NODE_FAIL" and facts["exit_code"] == "0:9"
-    assert facts["attempt"] == 1 and facts["failed_node"] == "gpu-03"
-    assert facts["steps"][0].id == "0"
+    assert facts.state == "NODE_FAIL" and facts.exit_code == "0:9"
+    assert facts.attempt == 1 and facts.failed_node == "gpu-03"
+    assert facts.steps[0].id == "0"
 
 
 def test_requeued_attempts_are_selected_by_restart_count():
@@ -35,7 +35,7 @@ def test_requeued_attempts_are_selected_by_restart_count():
         {"job_id": 9, "restart_cnt": 0, "state": {"current": ["NODE_FAIL"]}, "time": {"start": 100, "end": 200}},
         {"job_id": 9, "restart_cnt": 1, "state": {"current": ["FAILED"]}, "time": {"start": 300, "end": 400}},
     ]}
-    assert select_attempt(doc, "9", 0)["state"] == "NODE_FAIL"
-    assert select_attempt(doc, "9", 1)["state"] == "FAILED"
-    assert select_attempt(doc, "9", None)["state"] == "FAILED"
+    assert select_attempt(doc, "9", 0).state == "NODE_FAIL"
+    assert select_attempt(doc, "9", 1).state == "FAILED"
+    assert select_attempt(doc, "9", None).state == "FAILED"
     assert select_attempt(doc, "10", 0) is None

@@ -16,6 +16,7 @@ import pytest
 from sqlalchemy import select
 
 from slurm_attr.config import Settings
+from slurm_attr.model import AttemptFacts
 from slurm_attr.store import queue
 from slurm_attr.store.models import QueueEntry
 from slurm_attr.store.queue import seconds_until_due
@@ -142,10 +143,10 @@ class FakeSlurm:
     def __init__(self) -> None:
         self.asked: list[tuple[float, list[str]]] = []
 
-    def sacct(self, job_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+    def sacct(self, job_ids: list[str]) -> dict[str, list[AttemptFacts]]:
         self.asked.append((time.monotonic(), job_ids))
         end = datetime.now(UTC)
-        return {j: [{"attempt": 0, "state": "COMPLETED", "end": end}] for j in job_ids}
+        return {j: [AttemptFacts("test", j, state="COMPLETED", end=end)] for j in job_ids}
 
     def cluster_name(self) -> str:
         return "test"

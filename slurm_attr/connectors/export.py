@@ -27,7 +27,7 @@ from slurm_attr.config import Settings
 from slurm_attr.connectors import AttemptContext, observation_sources
 from slurm_attr.extract.extractor import Extractor
 from slurm_attr.extract.timestamps import Clock, zone_for
-from slurm_attr.model import Coverage, Workload
+from slurm_attr.model import AttemptFacts, Coverage, Workload
 from slurm_attr.ruleset import Ruleset
 from slurm_attr.scope.slurm import NodeEvent, SlurmClient, SlurmError
 from slurm_attr.scope.static import EVENTS
@@ -47,7 +47,7 @@ class _Recorder:
         self.history: list[NodeEvent] | None = None
         self.error: str | None = None
 
-    def sacct(self, job_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+    def sacct(self, job_ids: list[str]) -> dict[str, list[AttemptFacts]]:
         return self.client.sacct(job_ids)
 
     def failed_job_ids(self, since: datetime, until: datetime) -> list[str]:

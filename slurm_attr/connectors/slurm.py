@@ -9,26 +9,25 @@ evidence comes from the observation sources the `sources` setting names.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from slurm_attr.collect.collector import LogCollector, Sources
 from slurm_attr.config import Settings
 from slurm_attr.connectors import AttemptContext, observation_sources
-from slurm_attr.model import Coverage, Observations, Workload
+from slurm_attr.model import AttemptFacts, Coverage, Observations, Workload
 from slurm_attr.ruleset import Ruleset
 from slurm_attr.scope.slurm import SlurmClient
 
 END_SLACK_S = 120  # the epilog runs within seconds of the end sacct records; allow a slow controller
 
 
-def pick_attempt(attempts: list[dict[str, Any]], *, ended_at: datetime | None = None,
-                 index: int | None = None) -> dict[str, Any] | None:
+def pick_attempt(attempts: list[AttemptFacts], *, ended_at: datetime | None = None,
+                 index: int | None = None) -> AttemptFacts | None:
     """The attempt that ended at `ended_at` (within END_SLACK_S), else the one at `index`, else
     the last; None when sacct does not show it (yet)."""
     if ended_at is not None:
-        ended = [a for a in attempts
-                 if a["end"] and abs((a["end"] - ended_at).total_seconds()) <= END_SLACK_S]
-        return min(ended, key=lambda a: abs((a["end"] - ended_at).total_seconds()), default=None)
+        ended = [(abs((a.end - ended_at).total_seconds()), a) for a in attempts if a.end]
+        return min((pair for pair in ended if pair[0] <= END_SLACK_S), key=lambda pair: pair[0],
+                   default=(0.0, None))[1]
     if index is not None:
         return attempts[index] if 0 <= index < len(attempts) else None
     return attempts[-1] if attempts else None

@@ -21,6 +21,7 @@ class Classification:
     fields: dict[str, str] = field(default_factory=dict)
     node: str | None = None  # set when the line names the node (e.g. a controller message)
     kind: str | None = None
+    outcome: str | None = None  # when not the sub_domain's usual one (Pattern.outcome)
 
 
 @dataclass
@@ -35,7 +36,7 @@ def classified(ctx: DecodeContext, key: str, summary: str, **details: Any) -> Cl
     decoder's own summary, code, action, fields and node."""
     outcome = ctx.ruleset.outcomes[key]
     return Classification(role=outcome.role, sub_domain=outcome.sub_domain, priority=outcome.priority,
-                          summary=summary, **details)
+                          outcome=outcome.outcome, summary=summary, **details)
 
 
 def adjust(cls: Classification, ctx: DecodeContext, key: str,
@@ -146,11 +147,29 @@ def strip_rank(line: str) -> tuple[str, str | None]:
                     rank, weight = m[group], w
             line = line[m.end():]
             continue
-        m = _STAMP_LAYER.match(line) or _TAG_LAYER.match(line)
+        m = _STAMP_LAYER.match(line) or _HOST_LAYER.match(line) or _TAG_LAYER.match(line)
         if not m or m.end() == 0:
             break
-        line = line[m.end():]
+        line = line[m.end():].lstrip(" \t")
     return line, rank
+
+
+# A launcher tag that names the host and the task on it (`[gpu187:2]:`, as `srun --label` wrappers and
+# accelerate/torchrun log prefixes write it): the line was printed on that host.
+_HOST_LAYER = re.compile(r"\[(?P<host>[A-Za-z][\w-]*(?:\.[\w-]+)*):\d{1,6}\]:")
+
+
+def prefix_host(line: str) -> str | None:
+    """The host a launcher's `[host:N]:` prefix layer names, looking through the layers in front."""
+    for _ in range(_MAX_LAYERS):
+        m = _HOST_LAYER.match(line)
+        if m:
+            return m["host"]
+        m = _RANK_LAYER.match(line) or _STAMP_LAYER.match(line) or _TAG_LAYER.match(line)
+        if not m or m.end() == 0:
+            return None
+        line = line[m.end():]
+    return None
 
 
 _PCI = re.compile(r"^(?:(?P<dom>[0-9a-fA-F]{4,8}):)?(?P<bus>[0-9a-fA-F]{2}):(?P<dev>[0-9a-fA-F]{2})"

@@ -23,7 +23,7 @@ from slurm_attr.collect.files import (
     text_of,
 )
 from slurm_attr.decode import DECODERS, Classification, DecodeContext
-from slurm_attr.decode.base import RANK_PREFIX, normalize_pci, render, strip_rank
+from slurm_attr.decode.base import RANK_PREFIX, normalize_pci, prefix_host, render, strip_rank
 from slurm_attr.extract.timestamps import Clock, Stamp
 from slurm_attr.model import Coverage, Event, Observations, SourceRef, Workload
 from slurm_attr.ruleset import Pattern, Ruleset
@@ -221,6 +221,9 @@ class Extractor:
         pattern, fields, matched = found
         if rank is not None:
             fields.setdefault("rank", rank)
+        host = prefix_host(text) if scan.origin == "app" else None
+        if host:
+            fields.setdefault("prefix_host", host)
         node = self._node_for(fields, scan)
         fields["node"] = node or "?"
         depth = pattern.context_before
@@ -257,7 +260,7 @@ class Extractor:
             time_quality=quality,
             source=SourceRef(scan.relpath, line_no, clean(text)[:4000], clean(matched)[:4000],
                              *self._context(buf, start, end)),
-            sub_domain=cls.sub_domain, base_role=cls.role, priority=cls.priority,
+            sub_domain=cls.sub_domain, base_role=cls.role, priority=cls.priority, outcome=cls.outcome,
             summary=clean(cls.summary)[:500], code=cls.code, action=cls.action,
             fields={k: clean(str(v))[:300] for k, v in {**fields, **cls.fields}.items()
                     if v not in (None, "")},
@@ -305,7 +308,7 @@ class Extractor:
         return Classification(
             role=pattern.role, sub_domain=pattern.sub_domain, priority=pattern.priority,
             summary=render(pattern.summary, fields), code=render(pattern.code, fields) or None,
-            action=pattern.action,
+            action=pattern.action, outcome=pattern.outcome,
         )
 
     def _belongs(self, pattern: Pattern, fields: dict[str, str], node: str | None) -> bool:
@@ -321,7 +324,7 @@ class Extractor:
     def _node_for(self, fields: dict[str, str], scan: FileScan) -> str | None:
         if scan.origin == "node":
             return scan.node
-        for key in ("node", "rnode", "host"):
+        for key in ("node", "rnode", "host", "prefix_host"):
             named = fields.get(key)
             if named:
                 short = named.split(".", 1)[0]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from slurm_attr.model import Step
+from slurm_attr.model import AttemptFacts, Step
 
 _SIGNAL_STATUSES = {"SIGNALED", "CORE_DUMPED"}
 
@@ -87,7 +87,7 @@ def _steps(job: dict[str, Any]) -> list[Step]:
     return sorted(steps, key=lambda s: (s.start is not None, s.start or _EPOCH, s.id))
 
 
-def parse_job(job: dict[str, Any]) -> dict[str, Any]:
+def parse_job(job: dict[str, Any]) -> AttemptFacts:
     """The workload facts of one job object, normalised across versions."""
     state, flags = state_of(job)
     time = job.get("time") or {}
@@ -102,35 +102,27 @@ def parse_job(job: dict[str, Any]) -> dict[str, Any]:
         exit_code = batch.exit_code or exit_code
     state_reason = (job.get("state") or {}).get("reason") if isinstance(job.get("state"), dict) else None
     association = job.get("association") or {}
-    return {
-        "cluster": job.get("cluster") or association.get("cluster") or "",
-        "job_id": str(job.get("job_id", "")),
-        "attempt": number(job.get("restart_cnt")) or 0,
-        "name": job.get("name") or "",
-        "user": job.get("user") or association.get("user") or "",
-        "partition": job.get("partition") or association.get("partition") or "",
-        "nodes": job.get("nodes") or "",
-        "start": _epoch(time.get("start")),
-        "end": _epoch(time.get("end")),
-        "state": state,
-        "flags": flags,
-        "exit_code": exit_code,
-        "derived_exit_code": f"{derived[0]}:{derived[1]}" if derived else None,
-        "reason": state_reason,
-        "failed_node": job.get("failed_node") or None,
-        "steps": steps,
-    }
+    return AttemptFacts(
+        cluster=job.get("cluster") or association.get("cluster") or "",
+        job_id=str(job.get("job_id", "")), attempt=number(job.get("restart_cnt")) or 0,
+        name=job.get("name") or "", user=job.get("user") or association.get("user") or "",
+        partition=job.get("partition") or association.get("partition") or "",
+        nodes=job.get("nodes") or "", start=_epoch(time.get("start")), end=_epoch(time.get("end")),
+        state=state, flags=tuple(flags), exit_code=exit_code,
+        derived_exit_code=f"{derived[0]}:{derived[1]}" if derived else None, reason=state_reason,
+        failed_node=job.get("failed_node") or None, steps=steps,
+    )
 
 
-def select_attempt(doc: dict[str, Any], job_id: str, attempt: int | None) -> dict[str, Any] | None:
+def select_attempt(doc: dict[str, Any], job_id: str, attempt: int | None) -> AttemptFacts | None:
     """The job object for this id and attempt; sacct -D lists every requeued attempt."""
     matches = [parse_job(j) for j in doc.get("jobs") or [] if str(j.get("job_id")) == str(job_id)]
     if not matches:
         return None
-    matches.sort(key=lambda j: (j["start"] or datetime.min.replace(tzinfo=UTC)))
+    matches.sort(key=lambda j: j.start or _EPOCH)
     if attempt is None:
         return matches[-1]
-    by_count = [j for j in matches if j["attempt"] == attempt]
+    by_count = [j for j in matches if j.attempt == attempt]
     if by_count:
         return by_count[-1]
     return matches[attempt] if attempt < len(matches) else None

@@ -16,10 +16,10 @@ import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Protocol
 
 from slurm_attr.config import Settings
-from slurm_attr.model import Step, Workload
+from slurm_attr.model import AttemptFacts, Step, Workload
 from slurm_attr.scope.sacct_json import number
 from slurm_attr.scope.static import expand_nodes
 
@@ -65,10 +65,10 @@ def _gpus(tres: str) -> int:
     return gpus // nodes if gpus else 0
 
 
-def parse_parsable(text: str) -> dict[str, list[dict[str, Any]]]:
-    """Job id -> its attempts (oldest first), each in the shape sacct_json.parse_job returns."""
-    jobs: dict[str, list[dict[str, Any]]] = {}
-    current: dict[str, Any] | None = None
+def parse_parsable(text: str) -> dict[str, list[AttemptFacts]]:
+    """Job id -> its attempts (oldest first), as sacct_json.parse_job gives them too."""
+    jobs: dict[str, list[AttemptFacts]] = {}
+    current: AttemptFacts | None = None
     for line in text.split("\n"):
         cols = line.split(DELIMITER)
         if len(cols) < len(FIELDS):
@@ -78,28 +78,27 @@ def parse_parsable(text: str) -> dict[str, list[dict[str, Any]]]:
         if not step:
             current = _job_facts(row)
             jobs.setdefault(job_id, []).append(current)
-        elif current is not None and current["job_id"] == job_id:
-            current["steps"].append(_step_facts(row, step))
+        elif current is not None and current.job_id == job_id:
+            current.steps.append(_step_facts(row, step))
+    never = datetime.min.replace(tzinfo=UTC)
     for attempts in jobs.values():
-        attempts.sort(key=lambda j: (j["submit"] or datetime.min.replace(tzinfo=UTC),
-                                     j["start"] or datetime.min.replace(tzinfo=UTC)))
+        attempts.sort(key=lambda j: (j.submit or never, j.start or never))
         for index, job in enumerate(attempts):
-            job["attempt"] = index
+            job.attempt = index
     return jobs
 
 
-def _job_facts(row: dict[str, str]) -> dict[str, Any]:
+def _job_facts(row: dict[str, str]) -> AttemptFacts:
     state, _, by = row["State"].partition(" by ")
-    return {
-        "cluster": row["Cluster"], "job_id": row["JobIDRaw"], "attempt": 0, "name": row["JobName"],
-        "user": row["User"], "partition": row["Partition"], "nodes": row["NodeList"],
-        "submit": _utc(row["Submit"]), "start": _utc(row["Start"]), "end": _utc(row["End"]),
-        "state": state.strip().upper(), "cancelled_by_uid": by.strip() or None,
-        "exit_code": row["ExitCode"] or "0:0", "derived_exit_code": row["DerivedExitCode"] or None,
-        "reason": None if row["Reason"] in ("", "None") else row["Reason"],
-        "gpus_per_node": _gpus(row["AllocTRES"]), "work_dir": row["WorkDir"],
-        "failed_node": None, "steps": [],
-    }
+    return AttemptFacts(
+        cluster=row["Cluster"], job_id=row["JobIDRaw"], name=row["JobName"], user=row["User"],
+        partition=row["Partition"], nodes=row["NodeList"], submit=_utc(row["Submit"]),
+        start=_utc(row["Start"]), end=_utc(row["End"]), state=state.strip().upper(),
+        cancelled_by_uid=by.strip() or None, exit_code=row["ExitCode"] or "0:0",
+        derived_exit_code=row["DerivedExitCode"] or None,
+        reason=None if row["Reason"] in ("", "None") else row["Reason"],
+        gpus_per_node=_gpus(row["AllocTRES"]), work_dir=row["WorkDir"] or None,
+    )
 
 
 def _step_facts(row: dict[str, str], step: str) -> Step:
@@ -122,7 +121,7 @@ class SlurmClient(Protocol):
     """What the worker, backfill and live collection ask of Slurm. `SlurmCommands` answers by
     running sacct, sacctmgr and scontrol; tests replay output recorded from a real cluster."""
 
-    def sacct(self, job_ids: list[str]) -> dict[str, list[dict[str, Any]]]: ...
+    def sacct(self, job_ids: list[str]) -> dict[str, list[AttemptFacts]]: ...
 
     def failed_job_ids(self, since: datetime, until: datetime) -> list[str]: ...
 
@@ -145,7 +144,7 @@ class SlurmCommands:
         self.run: Runner = runner or run
         self._json_ok: bool | None = None
 
-    def sacct(self, job_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+    def sacct(self, job_ids: list[str]) -> dict[str, list[AttemptFacts]]:
         """Every attempt (`--duplicates`) of these jobs, with their steps; one call for all."""
         if not job_ids:
             return {}
@@ -165,7 +164,7 @@ class SlurmCommands:
                    f"--endtime={until.astimezone(UTC):{fmt}}"])
         return sorted({line.strip() for line in out.splitlines() if line.strip().isdigit()}, key=int)
 
-    def _enrich_from_json(self, job_ids: list[str], jobs: dict[str, list[dict[str, Any]]]) -> None:
+    def _enrich_from_json(self, job_ids: list[str], jobs: dict[str, list[AttemptFacts]]) -> None:
         if self._json_ok is False:
             return
         try:
@@ -179,9 +178,9 @@ class SlurmCommands:
             attempts = jobs.get(str(raw.get("job_id")), [])
             start = number((raw.get("time") or {}).get("start"))
             for job in attempts:
-                if job["start"] and start and int(job["start"].timestamp()) == start:
-                    job["failed_node"] = raw.get("failed_node") or job["failed_node"]
-                    job["kill_request_user"] = raw.get("kill_request_user")
+                if job.start and start and int(job.start.timestamp()) == start:
+                    job.failed_node = raw.get("failed_node") or job.failed_node
+                    job.kill_request_user = raw.get("kill_request_user") or None
 
     def node_events(self, nodes: list[str], start: datetime, end: datetime) -> list[NodeEvent]:
         """Node state changes (down, drain, with reasons: admins, NHC) around the window."""
@@ -221,11 +220,11 @@ class SlurmCommands:
         raise SlurmError("scontrol show config has no ClusterName")
 
 
-def _cancelled_by(facts: dict[str, Any]) -> str | None:
+def _cancelled_by(facts: AttemptFacts) -> str | None:
     """Who cancelled the job: `CANCELLED by <uid>` (the name where this host knows the uid)."""
-    if facts.get("kill_request_user"):
-        return str(facts["kill_request_user"])
-    uid = facts.get("cancelled_by_uid")
+    if facts.kill_request_user:
+        return str(facts.kill_request_user)
+    uid = facts.cancelled_by_uid
     if not uid or not uid.isdigit():
         return None
     try:
@@ -234,16 +233,17 @@ def _cancelled_by(facts: dict[str, Any]) -> str | None:
         return f"uid {uid}"
 
 
-def workload_from(facts: dict[str, Any], cluster: str) -> Workload:
+def workload_from(facts: AttemptFacts, cluster: str) -> Workload:
     """A Workload from one attempt's sacct facts (the job must have ended)."""
-    nodelist = facts["nodes"] if facts["nodes"] not in ("", "None assigned") else ""
-    start, end = facts["start"] or facts["submit"], facts["end"]
-    reason = _cancelled_by(facts) if facts["state"] == "CANCELLED" else facts["reason"]
+    nodelist = facts.nodes if facts.nodes not in ("", "None assigned") else ""
+    start, end = facts.start or facts.submit, facts.end
+    if start is None or end is None:
+        raise SlurmError(f"job {facts.job_id}: sacct shows no start or end for attempt {facts.attempt}")
+    reason = _cancelled_by(facts) if facts.state == "CANCELLED" else facts.reason
     return Workload(
-        cluster=facts["cluster"] or cluster, job_id=facts["job_id"], attempt=facts["attempt"],
-        name=facts["name"], user=facts["user"], partition=facts["partition"], nodelist=nodelist,
-        nodes=expand_nodes(nodelist), start=start, end=end, state=facts["state"],
-        exit_code=facts["exit_code"], derived_exit_code=facts["derived_exit_code"],
-        reason=reason, gpus_per_node=facts["gpus_per_node"], steps=facts["steps"],
-        failed_node=facts["failed_node"],
+        cluster=facts.cluster or cluster, job_id=facts.job_id, attempt=facts.attempt,
+        name=facts.name, user=facts.user, partition=facts.partition, nodelist=nodelist,
+        nodes=expand_nodes(nodelist), start=start, end=end, state=facts.state,
+        exit_code=facts.exit_code, derived_exit_code=facts.derived_exit_code, reason=reason,
+        gpus_per_node=facts.gpus_per_node or 0, steps=facts.steps, failed_node=facts.failed_node,
     )

@@ -175,7 +175,7 @@ def _sacct_facts(root: Root, raw: _Fields, job_id: str, attempt: int) -> dict[st
         raise BundleError(f"{rel}: not sacct --json output ({type(exc).__name__}: {exc})") from exc
     if facts is None:
         raise BundleError(f"{rel}: job {job_id} is not in the sacct output")
-    return {k: v for k, v in facts.items() if v not in (None, "", [])}
+    return facts.known()
 
 
 def open_bundle(bundle: Path) -> Root:

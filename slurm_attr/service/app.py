@@ -412,19 +412,19 @@ def _queue_live(app: FastAPI, job: SlurmJob) -> dict[str, Any]:
     if job.attempt is not None and not 0 <= job.attempt < len(attempts):
         raise HTTPException(404, f"job {job.job_id} has attempts 0..{len(attempts) - 1}")
     facts = attempts[-1 if job.attempt is None else job.attempt]
-    cluster = facts["cluster"] or here
+    cluster = facts.cluster or here
     if cluster != job.cluster:
         raise HTTPException(404, f"this service diagnoses cluster {cluster!r}, not {job.cluster!r}")
-    if facts["end"] is None:
-        raise HTTPException(409, f"job {job.job_id} has not ended ({facts['state']})")
+    if facts.end is None:
+        raise HTTPException(409, f"job {job.job_id} has not ended ({facts.state})")
     store: Store = app.state.store
-    env = queue.epilog_env(store, cluster, job.job_id, facts["end"]) or minimal_env(facts, cluster)
-    entry = f"api:{job.job_id}.{facts['attempt']}"
+    env = queue.epilog_env(store, cluster, job.job_id, facts.end) or minimal_env(facts, cluster)
+    entry = f"api:{job.job_id}.{facts.attempt}"
     added = queue.enqueue(store, [{"cluster": cluster, "entry": entry, "job_id": job.job_id,
-                                   "attempt": facts["attempt"], "ended_at": facts["end"],
+                                   "attempt": facts.attempt, "ended_at": facts.end,
                                    "payload": env, "source": "manual", "not_before": queue.now()}])
     return {"status": "queued" if added else "already queued", "cluster": cluster,
-            "job_id": job.job_id, "attempt": facts["attempt"], "state": facts["state"]}
+            "job_id": job.job_id, "attempt": facts.attempt, "state": facts.state}
 
 
 async def _quick(app: FastAPI, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

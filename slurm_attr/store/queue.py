@@ -127,6 +127,15 @@ def retry(store: Store, c: Claim, error: str, *, max_tries: int, backoff_s: int)
     return state
 
 
+def wait_out(store: Store, c: Claim, error: str, *, delay_s: int) -> None:
+    """Put the job back for later without spending its try: what failed is not the job but a
+    system it needs (the remote service is down), and an outage must not make dead letters."""
+    with store.sessions.begin() as s:
+        s.execute(update(QueueEntry).where(_mine(c)).values(
+            state="pending", tries=QueueEntry.tries - 1, last_error=error[-2000:], lease_until=None,
+            updated_at=now(), not_before=now() + timedelta(seconds=delay_s)))
+
+
 def release(store: Store, c: Claim) -> None:
     """Give a claimed job back untouched (the worker is stopping); the try does not count."""
     with store.sessions.begin() as s:

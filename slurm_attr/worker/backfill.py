@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 from slurm_attr.analyze import minimal_env
+from slurm_attr.model import AttemptFacts
 from slurm_attr.scope.slurm import FAILURE_STATES
 from slurm_attr.store import queue
 from slurm_attr.worker.loop import Worker
@@ -34,17 +34,17 @@ def enqueue_failed(worker: Worker, since: datetime, until: datetime, *, redo: bo
     for i in range(0, len(ids), _CHUNK):
         for job_id, attempts in worker.client.sacct(ids[i:i + _CHUNK]).items():
             for facts in attempts:
-                if facts["state"] not in FAILURE_STATES or not facts["end"]:
+                if facts.state not in FAILURE_STATES or facts.end is None:
                     continue
-                if not since <= facts["end"] <= until:
+                if not since <= facts.end <= until:
                     continue
-                cluster = facts["cluster"] or worker.cluster()
-                if not redo and worker.store.has_diagnosis(cluster, job_id, facts["attempt"]):
+                cluster = facts.cluster or worker.cluster()
+                if not redo and worker.store.has_diagnosis(cluster, job_id, facts.attempt):
                     plan.already_diagnosed += 1
                     continue
-                entry = f"backfill:{job_id}.{facts['attempt']}{stamp}"
+                entry = f"backfill:{job_id}.{facts.attempt}{stamp}"
                 rows.append({"cluster": cluster, "entry": entry, "job_id": job_id,
-                             "attempt": facts["attempt"], "ended_at": facts["end"],
+                             "attempt": facts.attempt, "ended_at": facts.end,
                              "payload": job_env(worker, facts, cluster), "source": "backfill",
                              "not_before": queue.now()})
                 plan.keys.append((cluster, entry))
@@ -52,10 +52,10 @@ def enqueue_failed(worker: Worker, since: datetime, until: datetime, *, redo: bo
     return plan
 
 
-def job_env(worker: Worker, facts: dict[str, Any], cluster: str) -> dict[str, str]:
+def job_env(worker: Worker, facts: AttemptFacts, cluster: str) -> dict[str, str]:
     """The job's environment as the hook saw it when the queue has it (it names the real output
     files), else what slurmctld still knows of the job's output names, else sbatch's defaults."""
-    env = queue.epilog_env(worker.store, cluster, facts["job_id"], facts["end"])
+    env = queue.epilog_env(worker.store, cluster, facts.job_id, facts.end) if facts.end else None
     if env:
         return env
-    return {**minimal_env(facts, cluster), **worker.client.job_streams(facts["job_id"])}
+    return {**minimal_env(facts, cluster), **worker.client.job_streams(facts.job_id)}

@@ -29,6 +29,7 @@ from sqlalchemy.exc import (
 from slurm_attr.analyze import diagnose_attempt, minimal_env
 from slurm_attr.config import Settings
 from slurm_attr.connectors.slurm import pick_attempt
+from slurm_attr.model import AttemptFacts
 from slurm_attr.scope.slurm import FAILURE_STATES, SlurmClient, SlurmCommands, SlurmError
 from slurm_attr.store import queue
 from slurm_attr.store.repository import Store
@@ -191,20 +192,22 @@ class Worker:
                 handled += 1
                 if self.remote is not None and self.remote.down:  # do not queue up timeouts
                     for rest in claims[i + 1:]:
-                        self._retry(rest, "not sent: the service was unreachable")
+                        self._wait_out(rest, "not sent: the service was unreachable")
                     return handled
                 if progress:
                     progress(1)
         return handled
 
-    def handle(self, c: queue.Claim, attempts: list[dict[str, Any]]) -> None:
+    def handle(self, c: queue.Claim, attempts: list[AttemptFacts]) -> None:
         started = time.monotonic()
         try:
             outcome = self._diagnose(c, attempts)
         except queue.LeaseLost as exc:  # the worker that took over stores the diagnosis
             log.warning("%s", exc)
-        except (Transient, Unreachable) as exc:
+        except Transient as exc:
             self._retry(c, str(exc))
+        except Unreachable as exc:
+            self._wait_out(c, str(exc))
         except Rejected as exc:  # the service will never take this bundle: a dead letter now
             queue.retry(self.store, c, str(exc), max_tries=c.tries, backoff_s=self.settings.backoff_s)
             log.error("job %s.%s: %s (dead)", c.job_id, c.attempt, exc)
@@ -217,16 +220,16 @@ class Worker:
             log.info("job %s.%s: %s (%.2fs)", c.job_id, c.attempt, outcome,
                      time.monotonic() - started)
 
-    def _diagnose(self, c: queue.Claim, attempts: list[dict[str, Any]]) -> str:
+    def _diagnose(self, c: queue.Claim, attempts: list[AttemptFacts]) -> str:
         target = self._attempt_of(c, attempts)
-        if target["state"] in _NOT_ENDED or target["end"] is None:
-            raise Transient(f"sacct shows job {c.job_id} as {target['state']}: not ended yet")
+        if target.state in _NOT_ENDED or target.end is None:
+            raise Transient(f"sacct shows job {c.job_id} as {target.state}: not ended yet")
         # Earlier failed attempts nobody diagnosed (an epilog run lost before the hook was
         # installed, say) come along: a requeued job gets one diagnosis per attempt.
-        todo = [a for a in attempts[:target["attempt"]]
-                if a["state"] in FAILURE_STATES and a["end"]
-                and not self._has_diagnosis(c.cluster, c.job_id, a["attempt"])]
-        skip = target["state"] == "COMPLETED" and self.settings.skip_completed
+        todo = [a for a in attempts[:target.attempt]
+                if a.state in FAILURE_STATES and a.end
+                and not self._has_diagnosis(c.cluster, c.job_id, a.attempt)]
+        skip = target.state == "COMPLETED" and self.settings.skip_completed
         if not skip:
             todo.append(target)
         try:
@@ -241,7 +244,7 @@ class Worker:
         return ", ".join(f"attempt {d['workload']['attempt']}: {d['outcome']}/{d['sub_domain']}"
                          for d in found) or "completed, skipped"
 
-    def _diagnose_one(self, facts: dict[str, Any], cluster: str, env: dict[str, str]) -> dict[str, Any]:
+    def _diagnose_one(self, facts: AttemptFacts, cluster: str, env: dict[str, str]) -> dict[str, Any]:
         if self.remote is not None:  # the service diagnoses it and stores it
             return self.remote.submit(facts, cluster, env, self.client)
         return diagnose_attempt(facts, cluster, env, self.settings, self.client)
@@ -252,7 +255,7 @@ class Worker:
         return self.store.has_diagnosis(cluster, job_id, attempt)
 
     @staticmethod
-    def _attempt_of(c: queue.Claim, attempts: list[dict[str, Any]]) -> dict[str, Any]:
+    def _attempt_of(c: queue.Claim, attempts: list[AttemptFacts]) -> AttemptFacts:
         """The attempt a queue row is about: by index for backfill, else the one whose end is
         when the epilog ran."""
         by_time = c.source == "epilog" and c.ended_at is not None
@@ -264,6 +267,11 @@ class Worker:
                         f"{c.ended_at:%H:%M:%S} yet (slurmdbd may lag the controller)"
                         if by_time and c.ended_at else
                         f"sacct does not show job {c.job_id} attempt {c.attempt} yet")
+
+    def _wait_out(self, c: queue.Claim, error: str) -> None:
+        """The service is down: try again after the first backoff, without spending the job's try."""
+        queue.wait_out(self.store, c, error, delay_s=self.settings.backoff_s)
+        log.warning("job %s.%s: %s (waiting for the service)", c.job_id, c.attempt, error)
 
     def _retry(self, c: queue.Claim, error: str) -> None:
         state = queue.retry(self.store, c, error, max_tries=self.settings.max_tries,

@@ -22,6 +22,7 @@ from urllib.parse import quote
 from slurm_attr import ruleset as rules
 from slurm_attr.config import Settings
 from slurm_attr.connectors.export import write_bundle
+from slurm_attr.model import AttemptFacts
 from slurm_attr.scope.slurm import SlurmClient, workload_from
 
 if TYPE_CHECKING:
@@ -99,7 +100,7 @@ class Remote:
         self._check(answer, f"asking for {cluster} job {job_id}.{attempt}")
         return True
 
-    def submit(self, facts: dict[str, Any], cluster: str, env: dict[str, str],
+    def submit(self, facts: AttemptFacts, cluster: str, env: dict[str, str],
                client: SlurmClient) -> dict[str, Any]:
         """Build the attempt's bundle, post it with save=true; returns the stored diagnosis."""
         workload = workload_from(facts, cluster)
