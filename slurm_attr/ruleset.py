@@ -314,6 +314,8 @@ def _classify_tables(path: Path) -> dict[str, Any]:
             sub = entry.get("sub_domain")
             _require(sub is None or sub in SUB_DOMAINS, where, f"{table}: unknown sub_domain {sub!r}")
             _require(entry.get("role") in ROLES, where, f"{table}: role must be one of {ROLES}")
+            _require(entry.get("outcome") is None or entry["outcome"] in OUTCOMES, where,
+                     f"{table}: outcome must be one of {', '.join(OUTCOMES)}")
             _require(isinstance(entry.get("priority"), int), where,
                      f"{table}: priority must be a whole number")
             for key in ("match", "msg", "exc"):

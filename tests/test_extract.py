@@ -518,3 +518,38 @@ def test_a_node_that_cannot_set_up_the_job_is_infrastructure_not_broken_hardware
     reboot = _syslog("gpu-02", "10:30:00", "kernel: [    0.000000] Linux version 6.1.0-18-amd64")
     d = analyze_bundle(make_bundle({"nodes/gpu-02/syslog": reboot}))
     assert (d["sub_domain"], d["outcome"]) == ("host", "hardware")  # the sub_domain's usual outcome
+
+
+def test_a_driver_or_runtime_error_name_before_its_text_is_read(make_bundle):
+    # NVHPC/OpenACC closes a parenthesis after the driver API's name; Kokkos and CMSSW print the
+    # runtime API's name (`cudaErrorXxx`) before the text. Both are the CUDA error, not a bare exit.
+    for line in ("Accelerator Fatal Error: call to cuMemAlloc returned error 214 "
+                 "(CUDA_ERROR_ECC_UNCORRECTABLE): uncorrectable ECC error encountered\n",
+                 "cudaEventSynchronize(ev) error( cudaErrorECCUncorrectable): uncorrectable ECC "
+                 "error encountered /src/Cuda/Instance.cpp:12\n",
+                 "what():  cudaErrorECCUncorrectable: uncorrectable ECC error encountered\n"):
+        d = analyze_bundle(make_bundle({"app/out.log": line}, nodes="gpu-01"))
+        assert d["sub_domain"] == "gpu_memory", line
+        assert d["root_cause"]["nodes"] == ["gpu-01"]
+
+
+def test_a_gpu_held_by_another_process_is_the_nodes_state_not_its_hardware(make_bundle):
+    for line in ("RuntimeError: CUDA error: CUDA-capable device(s) is/are busy or unavailable\n",
+                 "cudaSetDevice(id) error( cudaErrorDevicesUnavailable): CUDA-capable device(s) "
+                 "is/are busy or unavailable /src/Cuda/Instance.cpp:544\n"):
+        d = analyze_bundle(make_bundle({"app/out.log": line}, nodes="gpu-01"))
+        assert (d["sub_domain"], d["outcome"]) == ("host", "infrastructure"), line
+
+
+def test_a_node_named_by_its_ip_address_is_not_cut_at_a_dot(make_bundle):
+    line = "mpirun noticed that process rank 5 with PID 77 on node 10.1.2.4 exited on signal 9 (Killed).\n"
+    d = analyze_bundle(make_bundle({"app/out.log": line}, nodes="10.1.2.[3-4]"))
+    assert "10.1.2.4" in d["root_cause"]["nodes"]
+
+
+def test_a_ranks_host_named_on_another_line_places_its_error(make_bundle):
+    out = ("7: cudaMalloc(p) error( cudaErrorECCUncorrectable): uncorrectable ECC error encountered x.cpp:3\n"
+           "7: MPICH ERROR [Rank 7] [job id 4242.0] [Fri Nov 20 10:30:00 2026] [gpu-02] - Abort(1) "
+           "(rank 7 in comm 0): application called MPI_Abort(comm=0x1, 1) - process 7\n")
+    d = analyze_bundle(make_bundle({"app/out.log": out}, nodes="gpu-[01-04]"))
+    assert d["sub_domain"] == "gpu_memory" and d["root_cause"]["nodes"] == ["gpu-02"]

@@ -278,3 +278,8 @@ def test_a_rules_own_outcome_is_checked(rules_copy):
     _edit(rules_copy / "patterns.yaml", "    outcome: infrastructure", "    outcome: infrastruktur")
     output = _check(rules_copy).output
     assert output.startswith("Error: patterns.yaml:") and "outcome must be one of" in output
+    shutil.copy(builtin_dir() / "patterns.yaml", rules_copy / "patterns.yaml")
+    load.cache_clear()
+    _edit(rules_copy / "classify.yaml", "outcome: infrastructure", "outcome: infra")
+    output = _check(rules_copy).output
+    assert output.startswith("Error: classify.yaml:") and "outcome must be one of" in output

@@ -110,6 +110,7 @@ def classify_from_table(table: list[dict[str, Any]], fields: dict[str, str], *,
                 summary=render(entry.get("summary"), fields),
                 code=render(entry.get("code"), fields) or None,
                 action=render(entry.get("action"), fields) or None,
+                outcome=entry.get("outcome"),
             )
     return None
 

@@ -39,6 +39,7 @@ _WINDOWED_ORIGINS = ("node", "controller")
 _STAMP_SCAN_LINES = 30
 _CARRY_LINES = 50
 _CONTEXT_LINES = 2
+_BLOCK_GUESS = "rank (block distribution)"  # a node guessed from the rank alone
 
 
 hyperscan: Any
@@ -53,17 +54,29 @@ class _Prefilter:
 
     def __init__(self, patterns: list[Pattern]) -> None:
         self.patterns = patterns
-        words = sorted({k.encode() for p in patterns for k in p.keywords}, key=lambda w: (-len(w), w))
-        self.regex = re.compile(b"|".join(re.escape(w) for w in words))
-        self.db = None
-        if hyperscan is not None and words:
+        self.words = sorted({k.encode() for p in patterns for k in p.keywords},
+                            key=lambda w: (-len(w), w))
+        self.regex: re.Pattern[bytes] | None = None
+        self.db: Any = None  # a hyperscan.Database once compiled
+
+    def _compile(self) -> None:
+        """Built on first use, and only the scanner in use: an origin without logs costs nothing."""
+        if hyperscan is not None and self.words:
             self.db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-            self.db.compile(expressions=[re.escape(w) for w in words], ids=list(range(len(words))),
-                            elements=len(words), flags=[0] * len(words))
+            self.db.compile(expressions=[re.escape(w) for w in self.words],
+                            ids=list(range(len(self.words))), elements=len(self.words),
+                            flags=[0] * len(self.words))
+        else:
+            self.regex = re.compile(b"|".join(re.escape(w) for w in self.words))
 
     def hits(self, buf: bytes, offset: int) -> list[int]:
         """Byte offsets (ascending) of keyword matches at or after offset."""
+        if not self.words:
+            return []
+        if self.db is None and self.regex is None:
+            self._compile()
         if self.db is None:
+            assert self.regex is not None
             return [m.start() for m in self.regex.finditer(buf, offset)]
         ends: list[int] = []
 
@@ -111,6 +124,7 @@ class Extractor:
         tail = b""
         first_block = True
         last_block = b""
+        first_event = len(obs.events)
         for block in iter_blocks(path, stats, start):
             if first_block:
                 self._head_stamps(block, scan)
@@ -137,6 +151,8 @@ class Extractor:
             if windowed and self._after_window(block, scan):
                 break
         self._tail_stamps(last_block, scan)
+        if scan.origin == "app":
+            self._nodes_from_rank_hosts(obs.events[first_event:])
         scan.coverage.lines += line_base
         scan.coverage.bytes += stats.bytes
         if stats.capped:
@@ -326,22 +342,40 @@ class Extractor:
             return scan.node
         for key in ("node", "rnode", "host", "prefix_host"):
             named = fields.get(key)
-            if named:
-                short = named.split(".", 1)[0]
-                if short in self.workload.nodes:
-                    return short
+            if not named:
+                continue
+            # The name as written first: a node named by its IP address must not be cut at a dot.
+            for candidate in (named, named.split(".", 1)[0]):
+                if candidate in self.workload.nodes:
+                    return candidate
         if scan.path_nodes:
             return scan.path_nodes
         rank = fields.get("rank")
         if rank is not None and rank.isdigit():
             index = int(rank) // self.ranks_per_node
             if index < len(self.workload.nodes):
-                fields["node_from"] = "rank (block distribution)"
+                fields["node_from"] = _BLOCK_GUESS
                 return self.workload.nodes[index]
         if len(self.workload.nodes) == 1:  # every process of a one-node job ran there
             fields["node_from"] = "the job's only node"
             return self.workload.nodes[0]
         return None
+
+    def _nodes_from_rank_hosts(self, events: list[Event]) -> None:
+        """A rank's events that name no node take the host another line of the same rank named
+        (an MPI abort banner, a launcher's `rank N ... on node H`): one rank runs on one host, and
+        a named host beats the guess from a block distribution of ranks."""
+        hosts: dict[str, str] = {}
+        for event in events:
+            rank = event.fields.get("rank")
+            if rank and event.node and "node_from" not in event.fields:
+                hosts.setdefault(rank, event.node)
+        for event in events:
+            rank = event.fields.get("rank")
+            guessed = event.node is None or event.fields.get("node_from") == _BLOCK_GUESS
+            if guessed and rank in hosts and hosts[rank] != event.node:
+                event.node = hosts[rank]
+                event.fields["node_from"] = f"rank {rank}'s host, named on another line"
 
     def _context(self, buf: bytes, start: int, end: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """Two lines either side of a hit, for showing the evidence in context."""

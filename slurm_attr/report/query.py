@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 from typing import Any
 
 import pandas as pd
-from sqlalchemy import Select, and_, func, or_, select
+from sqlalchemy import DateTime, Integer, Select, and_, bindparam, func, or_, select
 
 from slurm_attr.store.models import (
     Attempt,
@@ -188,6 +189,23 @@ def _base_rows(f: Filters, outcome: str | None = None, q: str | None = None, *,
                root_node: bool = False) -> Select:
     """Current diagnoses in the window with the filters applied, as small rows (with the root
     node only when asked: it is a lookup per row, wasted on counts over a whole window)."""
+    stmt = _rows(root_node).where(Attempt.end_time >= f.since, Attempt.end_time <= f.until)
+    for column, value in ((Cluster.name, f.cluster), (Attempt.partition, f.partition),
+                          (Attempt.user_name, f.user), (Diagnosis.sub_domain, f.sub_domain),
+                          (Diagnosis.outcome, outcome)):
+        values = _list_of(value)
+        if values:
+            stmt = stmt.where(column.in_(values))
+    if f.node:
+        stmt = stmt.where(Diagnosis.id.in_(select(DiagnosisNode.diagnosis_id)
+                                           .where(DiagnosisNode.node.in_(_list_of(f.node)))))
+    if q and q.strip():
+        stmt = stmt.where(_search()).params(**_search_params(q.strip()))
+    return stmt
+
+
+def _rows(root_node: bool) -> Select:
+    """The small rows of current diagnoses, before any filter."""
     gpu_hours = (Attempt.n_nodes * Attempt.gpus_per_node * Attempt.elapsed_s / 3600.0).label("gpu_hours")
     node_hours = (Attempt.n_nodes * Attempt.elapsed_s / 3600.0).label("node_hours")
     stmt = (select(Attempt.id.label("attempt_row"), Diagnosis.id.label("diagnosis_id"),
@@ -200,33 +218,24 @@ def _base_rows(f: Filters, outcome: str | None = None, q: str | None = None, *,
                    node_hours)
             .join(Attempt, Diagnosis.attempt_id == Attempt.id)
             .join(Cluster, Attempt.cluster_id == Cluster.id)
-            .where(Diagnosis.is_current.is_(True), Attempt.end_time >= f.since,
-                   Attempt.end_time <= f.until))
-    if root_node:
-        stmt = stmt.add_columns(_root_node().label("root_node"))
-    for column, value in ((Cluster.name, f.cluster), (Attempt.partition, f.partition),
-                          (Attempt.user_name, f.user), (Diagnosis.sub_domain, f.sub_domain),
-                          (Diagnosis.outcome, outcome)):
-        values = _list_of(value)
-        if values:
-            stmt = stmt.where(column.in_(values))
-    if f.node:
-        stmt = stmt.where(Diagnosis.id.in_(select(DiagnosisNode.diagnosis_id)
-                                           .where(DiagnosisNode.node.in_(_list_of(f.node)))))
-    if q and q.strip():
-        stmt = stmt.where(_search(q.strip()))
-    return stmt
+            .where(Diagnosis.is_current.is_(True)))
+    return stmt.add_columns(_root_node().label("root_node")) if root_node else stmt
 
 
-def _search(q: str):
-    """Job id (or its start), user, node, or root-cause text."""
-    plain = q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    like = f"%{plain}%"
-    return or_(Attempt.job_id == q, Attempt.job_id.like(f"{plain}%", escape="\\"),
+def _search():
+    """Job id (or its start), user, node, or root-cause text; the text is bound as q, q_prefix and
+    q_like (_search_params)."""
+    q, prefix, like = bindparam("q"), bindparam("q_prefix"), bindparam("q_like")
+    return or_(Attempt.job_id == q, Attempt.job_id.like(prefix, escape="\\"),
                Attempt.user_name == q, Attempt.name.ilike(like, escape="\\"),
                Diagnosis.root_code.ilike(like, escape="\\"), Diagnosis.verdict.ilike(like, escape="\\"),
                Diagnosis.sub_domain == q,
                Diagnosis.id.in_(select(DiagnosisNode.diagnosis_id).where(DiagnosisNode.node == q)))
+
+
+def _search_params(q: str) -> dict[str, str]:
+    plain = q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return {"q": q, "q_prefix": f"{plain}%", "q_like": f"%{plain}%"}
 
 
 def _row(m) -> dict:
@@ -256,21 +265,19 @@ def list_diagnoses(store: Store, f: Filters, *, outcome: str | None = None, limi
     key to continue after it (None at the end). Keyset paging on (end time, attempt row) follows
     the end-time index, so page 1000 costs what page 1 does. Rows are built from plain tuples:
     this is the service's busiest query, and per-row overhead is most of its time."""
-    base = _base_rows(f, outcome, q)  # no root node: a lookup per row (the document has it)
-    columns = [base.selected_columns[k] for k in _LIST] + [Attempt.id]
-    stmt = base.with_only_columns(*columns, maintain_column_froms=True)
+    q = q.strip() if q else None
+    lists = {name: _list_of(value) for name, value in (
+        ("cluster", f.cluster), ("partition", f.partition), ("user", f.user),
+        ("sub_domain", f.sub_domain), ("outcome", outcome), ("node", f.node))}
+    shape = (tuple(bool(v) for v in lists.values()), bool(q), after is not None)
+    params: dict[str, Any] = {"since": f.since, "until": f.until, "limit": limit + 1,
+                              **{k: v for k, v in lists.items() if v}}
+    if q:
+        params.update(_search_params(q))
     if after is not None:
-        end, row_id = after
-        stmt = stmt.where(or_(Attempt.end_time < end, and_(Attempt.end_time == end, Attempt.id < row_id)))
-    order_end: Any = Attempt.end_time
-    if f.user or f.node:
-        # A user or a node has few rows: read them by their own index and sort them. Ordered by
-        # the bare column, PostgreSQL walks the end-time index instead and filters ~15,000 rows
-        # to find 50 of one user among 100,000 (11 ms instead of 0.5); coalesce() hides it.
-        order_end = func.coalesce(Attempt.end_time, Attempt.end_time)
-    stmt = stmt.order_by(order_end.desc(), Attempt.id.desc()).limit(limit + 1)
+        params.update(after_end=after[0], after_id=after[1])
     with store.engine.connect() as conn:
-        raw = conn.execute(stmt).all()
+        raw = conn.execute(_list_statement(*shape), params).all()
     key = (raw[limit - 1][_LIST.index("end")], raw[limit - 1][-1]) if len(raw) > limit else None
     rows = []
     for r in raw[:limit]:
@@ -280,6 +287,41 @@ def list_diagnoses(store: Store, f: Filters, *, outcome: str | None = None, limi
         row["node_hours"] = round(float(row["node_hours"] or 0.0), 3)
         rows.append(row)
     return rows, key
+
+
+_WHEN = DateTime(timezone=True)
+
+
+@lru_cache(maxsize=256)
+def _list_statement(filtered: tuple[bool, ...], searched: bool, paged: bool) -> Select:
+    """The list query for one shape of request (which filters, a search, a page key), built once
+    with bound parameters: building the statement cost more than running it."""
+    names = ("cluster", "partition", "user", "sub_domain", "outcome", "node")
+    on = dict(zip(names, filtered, strict=True))
+    stmt = _rows(False).where(Attempt.end_time >= bindparam("since", type_=_WHEN),
+                              Attempt.end_time <= bindparam("until", type_=_WHEN))
+    for name, column in (("cluster", Cluster.name), ("partition", Attempt.partition),
+                         ("user", Attempt.user_name), ("sub_domain", Diagnosis.sub_domain),
+                         ("outcome", Diagnosis.outcome)):
+        if on[name]:
+            stmt = stmt.where(column.in_(bindparam(name, expanding=True)))
+    if on["node"]:
+        stmt = stmt.where(Diagnosis.id.in_(select(DiagnosisNode.diagnosis_id).where(
+            DiagnosisNode.node.in_(bindparam("node", expanding=True)))))
+    if searched:
+        stmt = stmt.where(_search())
+    columns = [stmt.selected_columns[k] for k in _LIST] + [Attempt.id]
+    stmt = stmt.with_only_columns(*columns, maintain_column_froms=True)
+    if paged:
+        end, row_id = bindparam("after_end", type_=_WHEN), bindparam("after_id", type_=Integer)
+        stmt = stmt.where(or_(Attempt.end_time < end, and_(Attempt.end_time == end, Attempt.id < row_id)))
+    order_end: Any = Attempt.end_time
+    if on["user"] or on["node"]:
+        # A user or a node has few rows: read them by their own index and sort them. Ordered by
+        # the bare column, PostgreSQL walks the end-time index instead and filters ~15,000 rows
+        # to find 50 of one user among 100,000 (11 ms instead of 0.5); coalesce() hides it.
+        order_end = func.coalesce(Attempt.end_time, Attempt.end_time)
+    return stmt.order_by(order_end.desc(), Attempt.id.desc()).limit(bindparam("limit"))
 
 
 SORTABLE = {"job": Attempt.job_id, "cluster": Cluster.name, "user": Attempt.user_name,
