@@ -88,6 +88,8 @@ class Workload:
     state: str
     exit_code: str
     timezone: str | None = None
+    # per log origin (node, controller, app), where a source's zone is not `timezone`
+    log_timezones: dict[str, str] = field(default_factory=dict)
     derived_exit_code: str | None = None
     reason: str | None = None
     gpus_per_node: int = 8

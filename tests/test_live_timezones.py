@@ -11,6 +11,7 @@ from slurm_attr.config import ConfigError, Settings, build, local_zone_name
 from slurm_attr.connectors.slurm import collect
 from slurm_attr.model import Workload
 from slurm_attr.ruleset import load as load_rules
+from slurm_attr.scope.static import BundleError
 
 # 04:30 in Chicago (CST, UTC-6) is 10:30 UTC: inside a job that ran 10:00-11:00 UTC.
 XID = "Nov 20 04:30:00 gpu-01 kernel: NVRM: Xid (PCI:0000:18:00): 79, pid=1, GPU has fallen off the bus.\n"
@@ -65,3 +66,18 @@ def test_the_default_is_this_hosts_zone(monkeypatch):
 def test_an_unknown_zone_in_the_config_is_an_error():
     with pytest.raises(ConfigError, match="node_log_timezone"):
         build({"collect": {"node_log_timezone": "Mars/Olympus"}}, {})
+
+
+def test_a_bundle_names_the_zone_of_each_log_origin(make_bundle):
+    """log_timezones in workload.json: node logs in Chicago time, the job's output in UTC."""
+    from slurm_attr.analyze import analyze_bundle
+
+    xid = "Nov 20 04:30:00 gpu-01 kernel: NVRM: Xid (PCI:0000:18:00): 79, pid=1, name=x, GPU has fallen off the bus.\n"
+    chicago = analyze_bundle(make_bundle({"nodes/gpu-01/syslog": xid}, timezone="UTC",
+                                         log_timezones={"node": "America/Chicago"}))
+    when = datetime.fromisoformat(chicago["root_cause"]["time"])
+    assert chicago["sub_domain"] == "gpu" and when == datetime(2026, 11, 20, 10, 30, tzinfo=UTC)
+    as_utc = analyze_bundle(make_bundle({"nodes/gpu-01/syslog": xid}, timezone="UTC"))
+    assert as_utc["sub_domain"] != "gpu"  # read as UTC, 04:30 is hours before the job started
+    with pytest.raises(BundleError, match="log_timezones must be an object mapping node"):
+        analyze_bundle(make_bundle({}, log_timezones={"node": "Mars/Olympus"}))

@@ -25,7 +25,7 @@ _MISSING = {"job_output": "no job output (app/) in the bundle",
 
 
 def bundle_sources(root: Root, workload: Workload) -> Sources:
-    sources = Sources(missing=dict(_MISSING))
+    sources = Sources(missing=dict(_MISSING), timezones=dict(workload.log_timezones))
 
     def described(folder: str, collector: str, node: str | None = None) -> list[SourceFile]:
         listing = root.files_under(folder)

@@ -84,6 +84,8 @@ def gather(workload: Workload, settings: Settings, env: dict[str, str],
     ctx = AttemptContext(workload, settings, env, recorder)
     workload.timezone = workload.timezone or settings.log_zone()
     found = Sources(timezones=settings.source_zones())
+    # each origin's zone travels with the bundle, so the service reads every line as here
+    workload.log_timezones = {k: v for k, v in found.timezones.items() if v != workload.timezone}
     for source in observation_sources(settings.sources):
         try:
             source.gather(ctx, found)
@@ -123,7 +125,7 @@ def workload_document(w: Workload) -> dict[str, Any]:
             "start": w.start.isoformat(), "end": w.end.isoformat(), "state": w.state,
             "exit_code": w.exit_code, "derived_exit_code": w.derived_exit_code, "reason": w.reason,
             "failed_node": w.failed_node, "gpus_per_node": w.gpus_per_node, "steps": w.to_dict()["steps"],
-            "timezone": w.timezone}
+            "timezone": w.timezone, "log_timezones": w.log_timezones}
 
 
 def events_document(history: list[NodeEvent] | None, error: str | None, margin_s: int) -> dict[str, Any]:

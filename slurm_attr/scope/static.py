@@ -204,6 +204,20 @@ def load_workload(bundle: Path | Root) -> Workload:
     return _workload(raw, fields, job_id)
 
 
+LOG_ORIGINS = ("node", "controller", "app")
+
+
+def _log_timezones(raw: _Fields) -> dict[str, str]:
+    """`log_timezones`: the zone of each log origin whose lines carry no offset, where it is not
+    `timezone` (a site that sets node_log_timezone, say)."""
+    zones = raw.raw.get("log_timezones") or {}
+    expected = f"an object mapping {', '.join(LOG_ORIGINS)} to IANA time zone names"
+    if not isinstance(zones, dict) or not all(
+            k in LOG_ORIGINS and isinstance(v, str) and known_zone(v) for k, v in zones.items()):
+        raise raw.fail("log_timezones", expected)
+    return dict(zones)
+
+
 def _steps(facts: _Fields) -> list[Step]:
     """Steps from sacct (already typed) or from workload.json (checked like every field)."""
     raw = facts.raw.get("steps") or []
@@ -244,12 +258,14 @@ def _workload(raw: _Fields, facts: _Fields, job_id: str) -> Workload:
     timezone = raw.optional_text("timezone")
     if timezone is not None and not known_zone(timezone):
         raise raw.fail("timezone", "an IANA time zone name such as Europe/Berlin")
+    log_timezones = _log_timezones(raw)
     steps = _steps(facts)
     return Workload(
         cluster=facts.text("cluster") or "default", job_id=job_id,
         attempt=facts.integer("attempt", 0, 0, 10_000), name=facts.text("name"),
         user=facts.text("user"), partition=facts.text("partition"), nodelist=nodelist, nodes=nodes,
         start=start, end=end, state=state[0], exit_code=exit_code, timezone=timezone,
+        log_timezones=log_timezones,
         derived_exit_code=facts.optional_text("derived_exit_code"),
         reason=facts.optional_text("reason"), gpus_per_node=raw.integer("gpus_per_node", 8, 0, 1024),
         steps=list(steps), failed_node=failed_node,
