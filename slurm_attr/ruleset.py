@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import json
 import os
 import re
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 from slurm_attr.model import OUTCOMES, SUB_DOMAINS
 
@@ -187,17 +186,83 @@ def _pattern(raw: dict[str, Any], where: str) -> Pattern:
     )
 
 
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
 def _read_yaml(path: Path) -> dict[str, Any]:
     try:
-        # libyaml's loader when PyYAML has it: ten times faster, and rules load on every start
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_YAML_LOADER)
-    except (OSError, yaml.YAMLError) as exc:
+        text = path.read_bytes()
+    except OSError as exc:
         raise RuleError(f"{path.name}: {exc}") from exc
+    data = _parsed.get(text)
+    if data is None:
+        data = _parse_yaml(text, path)
+        _parsed.put(text, data)
     _require(isinstance(data, dict), path.name, "top level must be a mapping")
     return data
+
+
+def _parse_yaml(text: bytes, path: Path) -> Any:
+    import yaml  # only when the parse is not cached: importing PyYAML is a good part of a start
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's: ten times faster
+    try:
+        return yaml.load(text.decode("utf-8"), Loader=loader)
+    except (UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise RuleError(f"{path.name}: {exc}") from exc
+
+
+class _ParsedCache:
+    """Parsed rules files as JSON in the user's cache directory, named by the hash of the file's
+    bytes: an edited file is a new name, so nothing is ever stale. Only what JSON keeps exactly is
+    cached (a mapping with keys other than strings is written as pairs); any problem reading or
+    writing it just means parsing the YAML again."""
+
+    _PAIRS = "\x00pairs"
+
+    def __init__(self) -> None:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        self.dir = Path(base) / "slurm-attr" / "rules"
+
+    def _path(self, text: bytes) -> Path:
+        return self.dir / f"{hashlib.sha256(text).hexdigest()}.json"
+
+    def get(self, text: bytes) -> Any:
+        try:
+            return self._restore(json.loads(self._path(text).read_bytes()))
+        except (OSError, ValueError, TypeError, KeyError):
+            return None
+
+    def put(self, text: bytes, data: Any) -> None:
+        try:
+            encoded = json.dumps(self._plain(data)).encode()
+            self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+            target = self._path(text)
+            tmp = target.with_suffix(f".{os.getpid()}.tmp")  # a reader never sees half a file
+            tmp.write_bytes(encoded)
+            tmp.replace(target)
+        except (OSError, TypeError, ValueError):
+            return
+
+    def _plain(self, value: Any) -> Any:
+        if isinstance(value, dict):
+            if all(isinstance(k, str) for k in value):
+                return {k: self._plain(v) for k, v in value.items()}
+            return {self._PAIRS: [[self._plain(k), self._plain(v)] for k, v in value.items()]}
+        if isinstance(value, list):
+            return [self._plain(v) for v in value]
+        if value is None or isinstance(value, str | int | float):
+            return value
+        raise TypeError(f"not kept exactly by JSON: {type(value).__name__}")
+
+    def _restore(self, value: Any) -> Any:
+        if isinstance(value, dict):
+            if set(value) == {self._PAIRS}:
+                return {self._restore(k): self._restore(v) for k, v in value[self._PAIRS]}
+            return {k: self._restore(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self._restore(v) for v in value]
+        return value
+
+
+_parsed = _ParsedCache()
 
 
 @dataclass

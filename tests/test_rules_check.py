@@ -283,3 +283,36 @@ def test_a_rules_own_outcome_is_checked(rules_copy):
     _edit(rules_copy / "classify.yaml", "outcome: infrastructure", "outcome: infra")
     output = _check(rules_copy).output
     assert output.startswith("Error: classify.yaml:") and "outcome must be one of" in output
+
+
+def test_parsed_rules_are_cached_by_content_and_never_stale(tmp_path, rules_copy, monkeypatch):
+    """A start reads the parsed YAML from the cache; an edit is a new entry; a broken entry is
+    parsed again. What comes back is what the YAML says, integer keys included."""
+    from slurm_attr import ruleset
+
+    monkeypatch.setattr(ruleset._parsed, "dir", tmp_path / "cache")
+    load.cache_clear()
+    first = load(str(rules_copy))
+    assert len(list((tmp_path / "cache").iterdir())) == 4  # one per YAML file
+
+    def no_yaml(text, path):
+        raise AssertionError(f"{path.name} was parsed again")
+
+    with monkeypatch.context() as m:
+        m.setattr(ruleset, "_parse_yaml", no_yaml)
+        load.cache_clear()
+        again = load(str(rules_copy))
+    assert again.policy == first.policy and again.outcomes == first.outcomes
+    assert [p.id for p in again.patterns] == [p.id for p in first.patterns]
+    odd = {79: "a", "x": {1.5: [None, True]}, "when": "2025-10-29"}  # keys JSON would turn into text
+    ruleset._parsed.put(b"odd", odd)
+    assert ruleset._parsed.get(b"odd") == odd
+
+    _edit(rules_copy / "policy.yaml", "dcgm_xid_priority_delta: -5", "dcgm_xid_priority_delta: -7")
+    load.cache_clear()
+    assert load(str(rules_copy)).policy["metrics"]["dcgm_xid_priority_delta"] == -7
+    for entry in (tmp_path / "cache").iterdir():
+        entry.write_text("{broken")
+    load.cache_clear()
+    assert load(str(rules_copy)).policy["metrics"]["dcgm_xid_priority_delta"] == -7
+    load.cache_clear()
