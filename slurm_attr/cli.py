@@ -16,6 +16,7 @@ from slurm_attr.sanitize import clean, clean_lines
 if TYPE_CHECKING:
     from slurm_attr.config import Settings
     from slurm_attr.store.repository import Store
+    from slurm_attr.worker.remote import Remote
 
 # Each command imports what it needs when it runs: `--help`, `analyze BUNDLE` and the worker
 # should not pay for pandas, SQLAlchemy and Alembic unless they use them.
@@ -239,31 +240,31 @@ def worker(once: bool, poll: float, batch: int, db: str | None, service: str | N
                         format="%(asctime)s %(levelname)s %(message)s")
     settings = _settings()
     remote = _remote(service, token_file, settings, upload_max_mb, timeout_s)
-    with _open_store(db, wait=not once, poll_s=poll) as store:
-        from slurm_attr.worker.loop import Worker
-        from slurm_attr.worker.remote import Refused
+    try:
+        with _open_store(db, wait=not once, poll_s=poll) as store:
+            from slurm_attr.worker.loop import Worker
+            from slurm_attr.worker.remote import Refused
 
-        w = Worker(store, settings, remote=remote)
-        w.handle_signals()
-        try:
-            handled = w.run(poll_s=poll, once=once, batch=batch)
-        except Refused as exc:  # every job stays queued; nothing can be sent with this token
-            raise click.ClickException(f"stopped: {exc}") from exc
-        finally:
-            if remote is not None:
-                remote.close()
+            w = Worker(store, settings, remote=remote)
+            w.handle_signals()
+            try:
+                handled = w.run(poll_s=poll, once=once, batch=batch)
+            except Refused as exc:  # every job stays queued; nothing can be sent with this token
+                raise click.ClickException(f"stopped: {exc}") from exc
+    finally:
+        if remote is not None:
+            remote.close()
     click.echo(f"handled {handled} jobs", err=True)
 
 
 def _remote(service: str | None, token_file: Path | None, settings: Settings, max_mb: int,
-            timeout_s: float) -> Any:
+            timeout_s: float) -> Remote | None:
     """The service client of remote mode, or None; a bad URL or token file stops the command."""
     if service is None:
         if token_file is not None:
             raise click.UsageError("--token-file goes with --service")
         return None
-    if not service.startswith(("http://", "https://")):
-        raise click.UsageError("--service must be an http:// or https:// URL")
+    _check_service_url(service)
     if token_file is None:
         raise click.UsageError("--service needs --token-file (a file holding a 'submit' token)")
     try:
@@ -274,6 +275,20 @@ def _remote(service: str | None, token_file: Path | None, settings: Settings, ma
         raise click.ClickException(str(exc)) from exc
     except ImportError as exc:
         raise click.ClickException(f"--service needs httpx ({exc})") from exc
+
+
+def _check_service_url(url: str) -> None:
+    """The token must not cross a network in clear text nor sit in the URL (it would be logged)."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise click.UsageError("--service must be an http:// or https:// URL")
+    if parts.username or parts.password:
+        raise click.UsageError("--service must not hold credentials; the token goes in --token-file")
+    if parts.scheme == "http" and parts.hostname not in ("localhost", "127.0.0.1", "::1"):
+        raise click.UsageError("--service over plain http only to this host (a local proxy); "
+                               "use https:// so the token is not sent in clear text")
 
 
 def _open_store(db: str | None, *, wait: bool, poll_s: float) -> Store:

@@ -165,6 +165,11 @@ class Event:
     in_window: bool = True
     index: int = 0
 
+    def outcome_in(self, outcomes: dict[str, str]) -> str:
+        """Who acts on this event as a cause: the rule's own outcome, else its sub_domain's
+        (policy.yaml `outcomes`)."""
+        return self.outcome or outcomes.get(self.sub_domain or "", "unknown")
+
     def sort_key(self) -> tuple:
         t = self.time.timestamp() if self.time else float("inf")
         return (t, self.node or "", self.source.file, self.source.line, self.kind)

@@ -14,11 +14,12 @@ import json
 import os
 import re
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
 from slurm_attr.model import OUTCOMES, SUB_DOMAINS
+from slurm_attr.private_cache import PrivateCache
 
 ROLES = ("cause", "symptom", "context")
 ORIGINS = ("node", "app", "controller")
@@ -122,9 +123,15 @@ PATTERN_KEYS = {"id", "kind", "origins", "keywords", "regex", "decoder", "role",
                 "match_job", "match_node"}
 
 
-@cache
 def _lines_of(path: Path) -> list[str]:
-    """A rules file's lines, read once per load: every check names its line, pass or fail."""
+    """A rules file's lines, read once per version of the file: every check names its line, pass
+    or fail, and reading the file for each would cost a start-up dearly."""
+    st = path.stat()
+    return _lines_cached(path, st.st_mtime_ns, st.st_size)
+
+
+@lru_cache(maxsize=32)
+def _lines_cached(path: Path, _mtime_ns: int, _size: int) -> list[str]:
     return path.read_text(encoding="utf-8", errors="replace").splitlines()
 
 
@@ -212,34 +219,34 @@ def _parse_yaml(text: bytes, path: Path) -> Any:
 class _ParsedCache:
     """Parsed rules files as JSON in the user's cache directory, named by the hash of the file's
     bytes: an edited file is a new name, so nothing is ever stale. Only what JSON keeps exactly is
-    cached (a mapping with keys other than strings is written as pairs); any problem reading or
-    writing it just means parsing the YAML again."""
+    cached (a mapping with keys other than strings is written as pairs); a cache another user
+    could have written is not used (private_cache), and any problem just means parsing the YAML."""
 
     _PAIRS = "\x00pairs"
 
     def __init__(self) -> None:
         base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-        self.dir = Path(base) / "slurm-attr" / "rules"
+        self.files = PrivateCache(Path(base), "slurm-attr", "rules")
 
-    def _path(self, text: bytes) -> Path:
-        return self.dir / f"{hashlib.sha256(text).hexdigest()}.json"
+    @staticmethod
+    def _name(text: bytes) -> str:
+        return f"{hashlib.sha256(text).hexdigest()}.json"
 
     def get(self, text: bytes) -> Any:
+        data = self.files.read(self._name(text))
+        if data is None:
+            return None
         try:
-            return self._restore(json.loads(self._path(text).read_bytes()))
-        except (OSError, ValueError, TypeError, KeyError):
+            return self._restore(json.loads(data))
+        except (ValueError, TypeError, KeyError):
             return None
 
     def put(self, text: bytes, data: Any) -> None:
         try:
             encoded = json.dumps(self._plain(data)).encode()
-            self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-            target = self._path(text)
-            tmp = target.with_suffix(f".{os.getpid()}.tmp")  # a reader never sees half a file
-            tmp.write_bytes(encoded)
-            tmp.replace(target)
-        except (OSError, TypeError, ValueError):
+        except (TypeError, ValueError):
             return
+        self.files.write(self._name(text), encoded)
 
     def _plain(self, value: Any) -> Any:
         if isinstance(value, dict):
@@ -323,13 +330,6 @@ def _version(directory: Path) -> str:
 def load(directory: str | None = None) -> Ruleset:
     """The ruleset, validated: a problem is a RuleError naming the file, the line and the key."""
     path = Path(directory or os.environ.get("SLURM_ATTR_RULES") or builtin_dir())
-    try:
-        return _load(path)
-    finally:
-        _lines_of.cache_clear()  # the next load sees edits
-
-
-def _load(path: Path) -> Ruleset:
     for name in RULE_FILES:
         _require((path / name).is_file(), str(path), f"missing {name}")
     patterns = _patterns(path / "patterns.yaml")
@@ -540,7 +540,7 @@ def _adjustment(spec: Any, where: str, knows_earlier: bool) -> Adjustment:
              "this decoder blames no earlier Xid: 'earlier' and priority_from_earlier do not apply")
     _require(not ("priority" in spec and "priority_from_earlier" in spec), where,
              "priority and priority_from_earlier both set the priority: keep one")
-    _check_role_domain({k: v for k, v in spec.items() if v != EARLIER}, where)
+    _check_role_domain({k: v for k, v in spec.items() if not (k == "sub_domain" and v == EARLIER)}, where)
     for name in ("priority", "priority_at_most"):
         if name in spec:
             _check_priority(spec[name], where, name)

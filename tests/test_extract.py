@@ -515,6 +515,9 @@ def test_a_node_that_cannot_set_up_the_job_is_infrastructure_not_broken_hardware
     out = "srun: error: Prolog failure on node gpu-02\n"
     d = analyze_bundle(make_bundle({"app/out.log": out}))
     assert (d["sub_domain"], d["outcome"], d["root_cause"]["nodes"]) == ("host", "infrastructure", ["gpu-02"])
+    assert "slurmd's log on gpu-02" in d["root_cause"]["action"]  # actions are templates too
+    assert d["candidates"] == [] or all(c["outcome"] == "infrastructure" for c in d["candidates"]
+                                        if c["event"] == d["root_cause"]["event"])
     reboot = _syslog("gpu-02", "10:30:00", "kernel: [    0.000000] Linux version 6.1.0-18-amd64")
     d = analyze_bundle(make_bundle({"nodes/gpu-02/syslog": reboot}))
     assert (d["sub_domain"], d["outcome"]) == ("host", "hardware")  # the sub_domain's usual outcome

@@ -141,6 +141,15 @@ def test_events_json_is_validated_like_workload_json(tmp_path):
         assert load_events(root) is None
 
 
+def test_a_broken_events_json_costs_its_coverage_not_the_diagnosis(make_bundle):
+    bundle = make_bundle({"app/out.log": "ValueError: bad config\n"})
+    (bundle / "events.json").write_text(json.dumps({"events": [{"node": "../etc", "state": "DOWN"}]}))
+    d = analyze_bundle(bundle)
+    assert d["sub_domain"] == "application"
+    state = next(c for c in d["coverage"] if c["collector"] == "node_state")
+    assert state["status"] == "error" and "events.json unusable" in state["reason"]
+
+
 # ---------------------------------------------------------------------------- against the service
 @pytest.fixture(scope="module")
 def service(tmp_path_factory):
@@ -194,8 +203,9 @@ def test_a_service_that_is_down_leaves_the_job_queued_without_spending_its_tries
     row = _row(queued)
     assert (row.state, row.tries) == ("pending", 0)  # never a dead letter for an outage
     assert "did not answer" in row.last_error
-    worker.drain()
-    assert queue.aware(_row(queued).not_before) > queue.now() + timedelta(seconds=90)  # backoff_s=100
+    assert worker.drain() == 0  # a waited-out job is not "handled": the loop sleeps, no busy loop
+    waited = (queue.aware(_row(queued).not_before) - queue.now()).total_seconds()
+    assert waited > 100 * 2 ** 3  # backoff_s=100, doubled on each failed round, up to an hour
 
 
 def test_a_read_only_token_is_refused_clearly_and_the_job_stays_queued(service, queued, live):
@@ -227,3 +237,33 @@ def test_the_token_file_is_checked_and_never_echoed(tmp_path):
     with pytest.raises(TokenFileError, match="at least 16") as short:
         read_token(path)
     assert SUBMIT not in str(bad.value) and "short" not in str(short.value).split(":")[-1]
+
+
+def test_the_token_never_crosses_a_network_in_clear_text_nor_sits_in_the_url():
+    import click
+
+    from slurm_attr.cli import _check_service_url
+
+    _check_service_url("https://attr.example.org/base")
+    _check_service_url("http://127.0.0.1:8080")  # a local proxy that adds TLS
+    for bad, why in (("http://attr.example.org", "plain http"), ("https://u:p@attr.example.org", "credentials"),
+                     ("ftp://attr.example.org", "http:// or https://")):
+        with pytest.raises(click.UsageError, match=why):
+            _check_service_url(bad)
+
+
+def test_a_workload_written_for_a_bundle_reads_back_the_same(tmp_path):
+    from slurm_attr.connectors.export import workload_document
+    from slurm_attr.model import Step, Workload
+    from slurm_attr.scope.static import load_workload
+
+    start, end = datetime(2026, 11, 20, 10, tzinfo=UTC), datetime(2026, 11, 20, 11, tzinfo=UTC)
+    w = Workload(cluster="east", job_id="77_3", attempt=2, name="train", user="kim", partition="gpu",
+                 nodelist="gpu-[01-02]", nodes=["gpu-01", "gpu-02"], start=start, end=end,
+                 state="NODE_FAIL", exit_code="0:9", timezone="Europe/Berlin",
+                 log_timezones={"node": "UTC"}, reason="NodeDown", failed_node="gpu-02",
+                 gpus_per_node=4, steps=[Step("0", "python", "NODE_FAIL", "0:9", "gpu-[01-02]", start, end)])
+    (tmp_path / "workload.json").write_text(json.dumps(workload_document(w)))
+    back = load_workload(tmp_path)
+    assert back.to_dict() == w.to_dict()
+    assert (back.timezone, back.log_timezones) == (w.timezone, w.log_timezones)

@@ -206,3 +206,34 @@ def test_the_overview_lists_what_the_diagnoses_could_not_see(tmp_path):
     table = page[page.index('id="gaps"'):].split("</table>")[0]
     for (collector, status), n in sorted(expected.items(), key=lambda kv: (-kv[1], kv[0]))[:10]:
         assert f"<td>{collector}</td><td>{status}</td><td class=\"num\">{n}</td>" in table
+
+
+def test_a_page_cache_someone_else_could_write_is_not_trusted(tmp_path):
+    """Cached bodies go into pages as they are: a planted file, a link or a directory others can
+    write is ignored, and the body is rendered from the diagnosis."""
+    import os
+
+    from slurm_attr.analyze import analyze_bundle
+    from slurm_attr.report import site
+    from slurm_attr.report.query import Filters, load_frame
+    from slurm_attr.store.repository import Store
+
+    d = analyze_bundle(sample_dirs()[0])
+    window = Filters(parse_when("2026-01-01"), parse_when("2027-01-01"))
+    out = tmp_path / "site"
+    with Store.open(f"sqlite:///{tmp_path / 'p.db'}") as store:
+        store.save_diagnosis(d)
+        site.write_site(store, load_frame(store, window), window, out)
+        cache = site.BodyCache(out)
+        (body,) = list(cache.dir.iterdir())
+        body.unlink()
+        (tmp_path / "planted.html").write_text("<script>PLANTED</script>")
+        body.symlink_to(tmp_path / "planted.html")  # a link is never followed
+        site.write_site(store, load_frame(store, window), window, out)
+        assert "PLANTED" not in next((out / "jobs").iterdir()).read_text()
+        body.unlink(missing_ok=True)
+        body.write_text("<script>PLANTED</script>")
+        os.chmod(cache.dir, 0o777)  # a directory anyone could have written to
+        site.write_site(store, load_frame(store, window), window, out)
+        page = next((out / "jobs").iterdir()).read_text()
+        assert "PLANTED" not in page and d["workload"]["job_id"] in page

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from slurm_attr.analyze import analyze_bundle
 from slurm_attr.cli import cli
+from slurm_attr.private_cache import PrivateCache
 from slurm_attr.ruleset import builtin_dir, load
 
 XID = "Nov 20 10:30:00 gpu-01 kernel: NVRM: Xid (PCI:0000:18:00): 79, pid=1, name=x, GPU has fallen off the bus.\n"
@@ -290,7 +291,7 @@ def test_parsed_rules_are_cached_by_content_and_never_stale(tmp_path, rules_copy
     parsed again. What comes back is what the YAML says, integer keys included."""
     from slurm_attr import ruleset
 
-    monkeypatch.setattr(ruleset._parsed, "dir", tmp_path / "cache")
+    monkeypatch.setattr(ruleset._parsed, "files", PrivateCache(tmp_path, "cache"))
     load.cache_clear()
     first = load(str(rules_copy))
     assert len(list((tmp_path / "cache").iterdir())) == 4  # one per YAML file
@@ -315,4 +316,12 @@ def test_parsed_rules_are_cached_by_content_and_never_stale(tmp_path, rules_copy
         entry.write_text("{broken")
     load.cache_clear()
     assert load(str(rules_copy)).policy["metrics"]["dcgm_xid_priority_delta"] == -7
+
+    (tmp_path / "cache").chmod(0o777)  # others could have planted rules there: not read
+    monkeypatch.setattr(ruleset._parsed, "files", PrivateCache(tmp_path, "cache"))
+    with monkeypatch.context() as m:
+        m.setattr(ruleset, "_parse_yaml", no_yaml)
+        load.cache_clear()
+        with pytest.raises(AssertionError, match="was parsed again"):
+            load(str(rules_copy))
     load.cache_clear()

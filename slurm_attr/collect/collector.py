@@ -39,7 +39,7 @@ class SourceFile:
     path: Path
     name: str  # how evidence names it: bundle-relative, or the path on the cluster
     node: str | None = None  # a node the file belongs to (a path component naming one)
-    identity: tuple[int, int] | None = None  # (st_dev, st_ino) checked for permission; see _opened
+    identity: tuple[int, int] | None = None  # (st_dev, st_ino) checked for permission; see opened_source
     root: Root | None = None  # a bundle's files are opened through it, relative to it
     # Turns a file that is not text (a binary journal, say) into log lines before extraction.
     convert: Converter | None = None
@@ -85,7 +85,7 @@ def settle(cov: Coverage, files: int, unreadable: int, missing_reason: str,
 
 
 @contextmanager
-def _opened(source: SourceFile) -> Iterator[Path]:
+def opened_source(source: SourceFile) -> Iterator[Path]:
     """The path to read. A bundle file is opened through its root (no link followed, regular
     files only). A file whose permissions were checked is opened without following a link and
     must still be the inode that was checked, so swapping it afterwards gains nothing."""
@@ -137,7 +137,7 @@ class LogCollector:
     def _readable(self, source: SourceFile, scan: FileScan) -> Iterator[Path]:
         """The file as text lines: itself, or what its converter made of it (in a private
         temporary file that is removed afterwards)."""
-        with _opened(source) as path:
+        with opened_source(source) as path:
             if source.convert is None:
                 yield path
                 return
@@ -210,7 +210,7 @@ class LogCollector:
         for source in self.sources.metrics:
             cov.files.append(source.name)
             try:
-                with _opened(source) as path, open(path, "rb") as fh:
+                with opened_source(source) as path, open(path, "rb") as fh:
                     data = fh.read(MAX_METRICS_BYTES + 1)
                 if len(data) > MAX_METRICS_BYTES:
                     raise ValueError(f"larger than {MAX_METRICS_BYTES >> 20} MiB")

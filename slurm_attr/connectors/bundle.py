@@ -16,7 +16,7 @@ from slurm_attr.collect.files import ReadLimits
 from slurm_attr.connectors.journald import mark_journals
 from slurm_attr.model import Coverage, Observations, Workload
 from slurm_attr.ruleset import Ruleset
-from slurm_attr.scope.static import EVENTS, load_events, open_bundle
+from slurm_attr.scope.static import EVENTS, BundleError, load_events, open_bundle
 
 _MISSING = {"job_output": "no job output (app/) in the bundle",
             "node_syslog": "no system logs for {node} in the bundle",
@@ -49,11 +49,15 @@ def bundle_sources(root: Root, workload: Workload) -> Sources:
 def _node_history(root: Root, workload: Workload, sources: Sources) -> None:
     """`events.json`, when the bundle has one: the node state history, read as the live
     `sacctmgr_events` source reads sacctmgr's answer."""
-    history = load_events(root)
-    if history is None:
-        return
     from slurm_attr.connectors.sacctmgr_events import add_history  # only bundles that have one
 
+    try:
+        history = load_events(root)
+    except BundleError as exc:  # optional evidence: a broken file costs its coverage, not the job
+        add_history(sources, workload, timedelta(0), None, f"{EVENTS} unusable: {exc}", EVENTS)
+        return
+    if history is None:
+        return
     add_history(sources, workload, timedelta(seconds=history.margin_s),
                 history.events if history.error is None else None, history.error, EVENTS)
 

@@ -21,25 +21,27 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import IO, Any
 
-from slurm_attr.collect.collector import SourceFile, Sources, _opened
+from slurm_attr.collect.collector import SourceFile, Sources, opened_source
 from slurm_attr.collect.files import MAX_LINE, ReadBudget, ReadLimits, ReadStats, is_gzip, iter_blocks
 from slurm_attr.config import Settings
-from slurm_attr.connectors import AttemptContext, observation_sources
+from slurm_attr.connectors.slurm import gather_sources
 from slurm_attr.extract.extractor import Extractor
 from slurm_attr.extract.timestamps import Clock, zone_for
-from slurm_attr.model import AttemptFacts, Coverage, Workload
+from slurm_attr.model import AttemptFacts, Workload
 from slurm_attr.ruleset import Ruleset
 from slurm_attr.scope.slurm import NodeEvent, SlurmClient, SlurmError
-from slurm_attr.scope.static import EVENTS
+from slurm_attr.scope.static import EVENTS, MAX_EVENT_TEXT, MAX_EVENTS
 
 log = logging.getLogger("slurm_attr.export")
 Window = tuple[datetime, datetime]
 _SEEK_MIN_BYTES = 64 << 20  # a plain file bigger than this is entered by bisecting its times
 _STAMP_LINES = 30  # lines looked at for a block's first and last time
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
+JSON_ROOM = 8 << 20  # kept from the logs' share of the cap for workload.json and events.json
+_TEXT = MAX_EVENT_TEXT
 
 
-class _Recorder:
+class RecordingClient:
     """The Slurm client, keeping what `sacctmgr show event` answered for `events.json`."""
 
     def __init__(self, client: SlurmClient) -> None:
@@ -78,20 +80,12 @@ class Exported:
 
 
 def gather(workload: Workload, settings: Settings, env: dict[str, str],
-           client: SlurmClient) -> tuple[Sources, _Recorder]:
+           client: SlurmClient) -> tuple[Sources, RecordingClient]:
     """The attempt's sources, found exactly as `connectors.slurm.collect` finds them."""
-    recorder = _Recorder(client)
-    ctx = AttemptContext(workload, settings, env, recorder)
-    workload.timezone = workload.timezone or settings.log_zone()
-    found = Sources(timezones=settings.source_zones())
+    recorder = RecordingClient(client)
+    found = gather_sources(workload, settings, env, recorder)
     # each origin's zone travels with the bundle, so the service reads every line as here
     workload.log_timezones = {k: v for k, v in found.timezones.items() if v != workload.timezone}
-    for source in observation_sources(settings.sources):
-        try:
-            source.gather(ctx, found)
-        except Exception as exc:  # as in the live context: a broken source never loses the job
-            found.extra_coverage.append(Coverage(source.name, None, "error",
-                                                 f"{type(exc).__name__}: {exc}"))
     return found, recorder
 
 
@@ -119,13 +113,10 @@ def write_bundle(dest: Path, workload: Workload, ruleset: Ruleset, settings: Set
 
 
 def workload_document(w: Workload) -> dict[str, Any]:
-    """`workload.json` for an attempt (the format `scope.static.load_workload` reads)."""
-    return {"cluster": w.cluster, "job_id": w.job_id, "attempt": w.attempt, "name": w.name,
-            "user": w.user, "partition": w.partition, "nodes": w.nodelist,
-            "start": w.start.isoformat(), "end": w.end.isoformat(), "state": w.state,
-            "exit_code": w.exit_code, "derived_exit_code": w.derived_exit_code, "reason": w.reason,
-            "failed_node": w.failed_node, "gpus_per_node": w.gpus_per_node, "steps": w.to_dict()["steps"],
-            "timezone": w.timezone, "log_timezones": w.log_timezones}
+    """`workload.json` for an attempt (the format `scope.static.load_workload` reads): the
+    diagnosis' workload, with the node list as written and the zones of the logs."""
+    doc: dict[str, Any] = {k: v for k, v in w.to_dict().items() if k not in ("nodelist", "elapsed_s")}
+    return {**doc, "nodes": w.nodelist, "timezone": w.timezone, "log_timezones": w.log_timezones}
 
 
 def events_document(history: list[NodeEvent] | None, error: str | None, margin_s: int) -> dict[str, Any]:
@@ -134,9 +125,11 @@ def events_document(history: list[NodeEvent] | None, error: str | None, margin_s
     if history is None:
         doc["error"] = error or "no node state history"
         return doc
+    # within what the bundle reader accepts (scope.static), so the service never refuses it
     doc["events"] = [{"node": e.node, "start": e.start.isoformat(),
-                      "end": e.end.isoformat() if e.end else None, "state": e.state,
-                      "reason": e.reason, "user": e.user} for e in history]
+                      "end": e.end.isoformat() if e.end else None, "state": e.state[:_TEXT],
+                      "reason": e.reason[:_TEXT], "user": e.user[:_TEXT]}
+                     for e in history[-MAX_EVENTS:]]
     return doc
 
 
@@ -147,7 +140,8 @@ class _BundleWriter:
         self.zones = settings.source_zones()
         self.limits: ReadLimits = settings.read_limits()
         self.budget = ReadBudget(self.limits)
-        self.left = max_bytes
+        # the logs leave room for workload.json and events.json, written after them
+        self.left = max(0, max_bytes - min(JSON_ROOM, max_bytes // 4))
         self.done = Exported()
         self.names: set[str] = set()
 
@@ -180,9 +174,9 @@ class _BundleWriter:
     def _copy(self, source: SourceFile, folder: str, origin: str | None) -> None:
         target = self._target(folder, source)
         try:
-            with _opened(source) as path, target.open("wb") as out:
+            with opened_source(source) as path, target.open("wb") as out:
                 problems = self._write(source, path, out, origin)
-        except (OSError, ValueError) as exc:  # as in the collector: a file it cannot read is a note
+        except Exception as exc:  # as in the collector: a file it cannot read is a note, never the job
             target.unlink(missing_ok=True)
             self.done.notes.append(f"{source.name}: could not be read ({exc})")
             return

@@ -33,9 +33,10 @@ def pick_attempt(attempts: list[AttemptFacts], *, ended_at: datetime | None = No
     return attempts[-1] if attempts else None
 
 
-def collect(workload: Workload, ruleset: Ruleset, settings: Settings, env: dict[str, str],
-            client: SlurmClient) -> Observations:
-    """Gather the attempt's evidence from every configured source, then read it."""
+def gather_sources(workload: Workload, settings: Settings, env: dict[str, str],
+                   client: SlurmClient) -> Sources:
+    """Where the attempt's evidence is, from every configured source (what an in-process
+    diagnosis reads, and what a remote worker's bundle carries)."""
     ctx = AttemptContext(workload, settings, env, client)
     workload.timezone = workload.timezone or settings.log_zone()
     found = Sources(missing={"metrics": "no metrics connector configured"},
@@ -46,4 +47,11 @@ def collect(workload: Workload, ruleset: Ruleset, settings: Settings, env: dict[
         except Exception as exc:  # a broken source is a coverage problem, never a lost job
             found.extra_coverage.append(Coverage(source.name, None, "error",
                                                  f"{type(exc).__name__}: {exc}"))
+    return found
+
+
+def collect(workload: Workload, ruleset: Ruleset, settings: Settings, env: dict[str, str],
+            client: SlurmClient) -> Observations:
+    """Gather the attempt's evidence from every configured source, then read it."""
+    found = gather_sources(workload, settings, env, client)
     return LogCollector(workload, ruleset, found, settings.read_limits()).collect()

@@ -96,7 +96,7 @@ class Engine:
         self.early_faults = [e for e in events
                              if ((e.base_role == "cause" and not e.in_window)
                                  or (e.base_role == "context" and e.in_window))
-                             and outcomes.get(e.sub_domain or "") in ("hardware", "infrastructure")]
+                             and e.outcome_in(outcomes) in ("hardware", "infrastructure")]
         live_ids = {id(e) for e in live}
         for event in events:
             event.role = "interesting" if id(event) in live_ids else "context"

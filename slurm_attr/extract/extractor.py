@@ -324,7 +324,7 @@ class Extractor:
         return Classification(
             role=pattern.role, sub_domain=pattern.sub_domain, priority=pattern.priority,
             summary=render(pattern.summary, fields), code=render(pattern.code, fields) or None,
-            action=pattern.action, outcome=pattern.outcome,
+            action=render(pattern.action, fields) or None, outcome=pattern.outcome,
         )
 
     def _belongs(self, pattern: Pattern, fields: dict[str, str], node: str | None) -> bool:

@@ -88,8 +88,8 @@ def document(workload: Workload, obs: Observations, events: list[Event], verdict
     root_cause = _root_cause(root, events, ruleset) if root is not None else None
     sub_domain = verdict.sub_domain
     outcome = outcomes.get(sub_domain, "unknown")
-    if root is not None and root.outcome and root.sub_domain == sub_domain:
-        outcome = root.outcome  # e.g. a node misconfigured (infrastructure), not broken (hardware)
+    if root is not None and root.sub_domain == sub_domain:
+        outcome = root.outcome_in(outcomes)  # e.g. a node misconfigured, not broken hardware
     if root is not None and root.kind == "scheduler_state" and workload.state == "CANCELLED" \
             and (workload.reason or "").strip() in ("by 0", "0", "root"):
         outcome = "scheduler"  # cancelled by root/SlurmUser: automation or an admin, not the user
@@ -109,7 +109,7 @@ def document(workload: Workload, obs: Observations, events: list[Event], verdict
                                      verdict.evidence_status),
         "root_cause": root_cause,
         "candidates": [
-            {"sub_domain": c.sub_domain, "outcome": outcomes.get(c.sub_domain or "", "unknown"),
+            {"sub_domain": c.sub_domain, "outcome": c.outcome_in(outcomes),
              "code": c.code, "node": c.node, "time": c.time.isoformat() if c.time else None,
              "explanation": c.summary, "priority": c.priority, "event": c.index}
             for c in verdict.candidates

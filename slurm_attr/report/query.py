@@ -190,18 +190,28 @@ def _base_rows(f: Filters, outcome: str | None = None, q: str | None = None, *,
     """Current diagnoses in the window with the filters applied, as small rows (with the root
     node only when asked: it is a lookup per row, wasted on counts over a whole window)."""
     stmt = _rows(root_node).where(Attempt.end_time >= f.since, Attempt.end_time <= f.until)
-    for column, value in ((Cluster.name, f.cluster), (Attempt.partition, f.partition),
-                          (Attempt.user_name, f.user), (Diagnosis.sub_domain, f.sub_domain),
-                          (Diagnosis.outcome, outcome)):
-        values = _list_of(value)
+    for name, values in _filter_values(f, outcome).items():
         if values:
-            stmt = stmt.where(column.in_(values))
-    if f.node:
-        stmt = stmt.where(Diagnosis.id.in_(select(DiagnosisNode.diagnosis_id)
-                                           .where(DiagnosisNode.node.in_(_list_of(f.node)))))
+            stmt = stmt.where(_filter(name, values))
     if q and q.strip():
         stmt = stmt.where(_search()).params(**_search_params(q.strip()))
     return stmt
+
+
+def _filter_values(f: Filters, outcome: str | None) -> dict[str, list[str]]:
+    """Each filter's values (a comma list or one), by name; empty when not filtered."""
+    return {"cluster": _list_of(f.cluster), "partition": _list_of(f.partition),
+            "user": _list_of(f.user), "sub_domain": _list_of(f.sub_domain),
+            "outcome": _list_of(outcome), "node": _list_of(f.node)}
+
+
+def _filter(name: str, values: Any) -> Any:
+    """The condition of one filter; `values` is a list or an expanding bound parameter."""
+    if name == "node":
+        return Diagnosis.id.in_(select(DiagnosisNode.diagnosis_id).where(DiagnosisNode.node.in_(values)))
+    column = {"cluster": Cluster.name, "partition": Attempt.partition, "user": Attempt.user_name,
+              "sub_domain": Diagnosis.sub_domain, "outcome": Diagnosis.outcome}[name]
+    return column.in_(values)
 
 
 def _rows(root_node: bool) -> Select:
@@ -266,10 +276,8 @@ def list_diagnoses(store: Store, f: Filters, *, outcome: str | None = None, limi
     the end-time index, so page 1000 costs what page 1 does. Rows are built from plain tuples:
     this is the service's busiest query, and per-row overhead is most of its time."""
     q = q.strip() if q else None
-    lists = {name: _list_of(value) for name, value in (
-        ("cluster", f.cluster), ("partition", f.partition), ("user", f.user),
-        ("sub_domain", f.sub_domain), ("outcome", outcome), ("node", f.node))}
-    shape = (tuple(bool(v) for v in lists.values()), bool(q), after is not None)
+    lists = _filter_values(f, outcome)
+    shape = (tuple(name for name, v in lists.items() if v), bool(q), after is not None)
     params: dict[str, Any] = {"since": f.since, "until": f.until, "limit": limit + 1,
                               **{k: v for k, v in lists.items() if v}}
     if q:
@@ -293,21 +301,13 @@ _WHEN = DateTime(timezone=True)
 
 
 @lru_cache(maxsize=256)
-def _list_statement(filtered: tuple[bool, ...], searched: bool, paged: bool) -> Select:
+def _list_statement(filtered: tuple[str, ...], searched: bool, paged: bool) -> Select:
     """The list query for one shape of request (which filters, a search, a page key), built once
     with bound parameters: building the statement cost more than running it."""
-    names = ("cluster", "partition", "user", "sub_domain", "outcome", "node")
-    on = dict(zip(names, filtered, strict=True))
     stmt = _rows(False).where(Attempt.end_time >= bindparam("since", type_=_WHEN),
                               Attempt.end_time <= bindparam("until", type_=_WHEN))
-    for name, column in (("cluster", Cluster.name), ("partition", Attempt.partition),
-                         ("user", Attempt.user_name), ("sub_domain", Diagnosis.sub_domain),
-                         ("outcome", Diagnosis.outcome)):
-        if on[name]:
-            stmt = stmt.where(column.in_(bindparam(name, expanding=True)))
-    if on["node"]:
-        stmt = stmt.where(Diagnosis.id.in_(select(DiagnosisNode.diagnosis_id).where(
-            DiagnosisNode.node.in_(bindparam("node", expanding=True)))))
+    for name in filtered:
+        stmt = stmt.where(_filter(name, bindparam(name, expanding=True)))
     if searched:
         stmt = stmt.where(_search())
     columns = [stmt.selected_columns[k] for k in _LIST] + [Attempt.id]
@@ -316,7 +316,7 @@ def _list_statement(filtered: tuple[bool, ...], searched: bool, paged: bool) -> 
         end, row_id = bindparam("after_end", type_=_WHEN), bindparam("after_id", type_=Integer)
         stmt = stmt.where(or_(Attempt.end_time < end, and_(Attempt.end_time == end, Attempt.id < row_id)))
     order_end: Any = Attempt.end_time
-    if on["user"] or on["node"]:
+    if "user" in filtered or "node" in filtered:
         # A user or a node has few rows: read them by their own index and sort them. Ordered by
         # the bare column, PostgreSQL walks the end-time index instead and filters ~15,000 rows
         # to find 50 of one user among 100,000 (11 ms instead of 0.5); coalesce() hides it.

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import shutil
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -22,6 +21,7 @@ import pandas as pd
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup, escape
 
+from slurm_attr.private_cache import PrivateCache
 from slurm_attr.report.query import (
     Filters,
     coverage_gaps,
@@ -103,53 +103,41 @@ def job_body(d: dict[str, Any]) -> str:
 
 class BodyCache:
     """Job-page bodies kept beside the site, one file per diagnosis content hash, under the
-    template version. It mirrors the site: bodies of diagnoses no longer in it are removed."""
+    template version. It mirrors the site: bodies of diagnoses no longer in it are removed. A
+    cache another user could have written is not used (private_cache): its files go into pages
+    as they are."""
 
     def __init__(self, out: Path) -> None:
         _, self.version = _job_env_and_version()
         self.root = out / ".cache" / "job-bodies"
-        self.dir = self.root / self.version
+        self.files = PrivateCache(out, ".cache", "job-bodies", self.version)
+        self.dir = self.files.dir
 
     def bodies(self, store: Store, wanted: list[tuple[int, str]]) -> dict[int, str]:
         """diagnosis id -> body for (id, document hash) pairs; missing ones are rendered now."""
-        self._drop_old_versions()
-        self.dir.mkdir(parents=True, exist_ok=True)
-        found, stale = {}, []
+        found: dict[int, str] = {}
+        stale = []
         for diag_id, digest in wanted:
-            try:
-                found[diag_id] = self._path(digest).read_text(encoding="utf-8")
-            except (OSError, ValueError):
+            cached = self.files.read(f"{digest}.html") if _DIGEST.fullmatch(digest) else None
+            if cached is None:
                 stale.append((diag_id, digest))
+            else:
+                found[diag_id] = cached.decode("utf-8", errors="replace")
         for start in range(0, len(stale), 1000):
             chunk = stale[start:start + 1000]
             docs = load_documents(store, [i for i, _ in chunk])
             for diag_id, digest in chunk:
                 found[diag_id] = job_body(docs[diag_id])
-                self._store(digest, found[diag_id])
-        self._prune({digest for _, digest in wanted})
+                if _DIGEST.fullmatch(digest):
+                    self.files.write(f"{digest}.html", found[diag_id].encode("utf-8"))
+        self._prune({f"{digest}.html" for _, digest in wanted})
         return found
 
-    def _path(self, digest: str) -> Path:
-        if not _DIGEST.fullmatch(digest):
-            raise ValueError(f"not a document hash: {digest!r}")
-        return self.dir / f"{digest}.html"
-
-    def _store(self, digest: str, html: str) -> None:
-        try:
-            path = self._path(digest)
-        except ValueError:
-            return
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")  # a reader never sees half a body
-        tmp.write_text(html, encoding="utf-8")
-        tmp.replace(path)
-
     def _prune(self, keep: set[str]) -> None:
-        for path in self.dir.iterdir():
-            if path.stem not in keep:
-                path.unlink(missing_ok=True)
-
-    def _drop_old_versions(self) -> None:
-        if self.root.is_dir():
+        for name in self.files.names():
+            if name not in keep:
+                self.files.remove(name)
+        if self.files.usable:  # bodies of older template versions
             for path in self.root.iterdir():
                 if path.name != self.version and path.is_dir() and not path.is_symlink():
                     shutil.rmtree(path, ignore_errors=True)

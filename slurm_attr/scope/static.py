@@ -274,7 +274,7 @@ def _workload(raw: _Fields, facts: _Fields, job_id: str) -> Workload:
 
 EVENTS = "events.json"
 MAX_EVENTS = 100_000  # node state changes in one bundle: far more than any window holds
-_MAX_EVENT_TEXT = 4096  # a reason, state or user name longer than this is not sacctmgr's
+MAX_EVENT_TEXT = 4096  # a reason, state or user name longer than this is not sacctmgr's
 DEFAULT_MARGIN_S = 600  # the collector's default margin_s
 
 
@@ -323,6 +323,6 @@ def load_events(root: Root) -> NodeHistory | None:
 
 def _event_text(raw: _Fields, key: str, *, required: bool = False) -> str:
     value = raw.text(key, required=required)
-    if len(value) > _MAX_EVENT_TEXT:
-        raise raw.fail(key, f"text of at most {_MAX_EVENT_TEXT} characters")
+    if len(value) > MAX_EVENT_TEXT:
+        raise raw.fail(key, f"text of at most {MAX_EVENT_TEXT} characters")
     return value

@@ -272,8 +272,7 @@ def node(request: Request, name: str) -> HTMLResponse:
     timeline = node_timelines(request.app.state.store, [node_name], f).get(node_name)
     body = site.environment().get_template("node_body.html").render(
         node=node_name, n=total, rows=site.rows_markup(_table_rows(rows), "../"), recurring=recurring,
-        timeline=timeline)
-    body = body.replace("</h1>", f"</h1>\n{state_now(request.app.state.node_states.state(node_name))}", 1)
+        timeline=timeline, state_now=state_now(request.app.state.node_states.state(node_name)))
     shell = site.Shell(site.environment(), "page.html", {"root": "../", **_ctx(f)})
     return _html(shell.page(node_name, body))
 

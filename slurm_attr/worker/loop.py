@@ -54,6 +54,7 @@ class Worker:
                  name: str | None = None, force: bool = False, remote: Remote | None = None) -> None:
         self.store, self.settings = store, settings
         self.remote = remote  # set: a service diagnoses and stores; this store only queues
+        self.outage_s = self.settings.backoff_s  # how long to wait out the service, doubling
         self.client: SlurmClient = client or SlurmCommands(settings)
         self.name = name or f"{socket.gethostname()}:{os.getpid()}"
         self.stopping = False
@@ -169,6 +170,8 @@ class Worker:
     # ------------------------------------------------------------------ queue -> diagnoses
     def drain(self, batch: int = 20, progress: Callable[[int], None] | None = None) -> int:
         handled = 0
+        if self.remote is not None:  # a post may take minutes: leases must not run out in a batch
+            batch = 1
         while not self.stopping:
             claims = queue.claim(self.store, self.name, batch, self.settings.lease_s)
             if not claims:
@@ -189,11 +192,12 @@ class Worker:
                     for rest in claims[i:]:
                         queue.release(self.store, rest)
                     raise
-                handled += 1
                 if self.remote is not None and self.remote.down:  # do not queue up timeouts
                     for rest in claims[i + 1:]:
                         self._wait_out(rest, "not sent: the service was unreachable")
-                    return handled
+                    self.outage_s = min(queue.MAX_BACKOFF_S, self.outage_s * 2)
+                    return handled  # not counted: the loop sleeps until the outage delay ends
+                handled += 1
                 if progress:
                     progress(1)
         return handled
@@ -217,6 +221,7 @@ class Worker:
             log.exception("job %s.%s failed", c.job_id, c.attempt)
             self._retry(c, f"{type(exc).__name__}: {exc}")
         else:
+            self.outage_s = self.settings.backoff_s  # the service answers again
             log.info("job %s.%s: %s (%.2fs)", c.job_id, c.attempt, outcome,
                      time.monotonic() - started)
 
@@ -269,9 +274,11 @@ class Worker:
                         f"sacct does not show job {c.job_id} attempt {c.attempt} yet")
 
     def _wait_out(self, c: queue.Claim, error: str) -> None:
-        """The service is down: try again after the first backoff, without spending the job's try."""
-        queue.wait_out(self.store, c, error, delay_s=self.settings.backoff_s)
-        log.warning("job %s.%s: %s (waiting for the service)", c.job_id, c.attempt, error)
+        """The service is down: try again later, without spending the job's try; the wait doubles
+        while the outage lasts (up to the longest backoff), so an outage costs no busy loop."""
+        queue.wait_out(self.store, c, error, delay_s=self.outage_s)
+        log.warning("job %s.%s: %s (waiting %ds for the service)", c.job_id, c.attempt, error,
+                    self.outage_s)
 
     def _retry(self, c: queue.Claim, error: str) -> None:
         state = queue.retry(self.store, c, error, max_tries=self.settings.max_tries,

@@ -64,8 +64,8 @@ def read_token(path: Path) -> str:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise TokenFileError(f"{path}: {getattr(exc, 'strerror', None) or exc}") from exc
-    if mode & (stat.S_IROTH | stat.S_IWOTH):
-        raise TokenFileError(f"{path}: readable or writable by others; chmod 600 it")
+    if mode & (stat.S_IRWXG | stat.S_IRWXO):
+        raise TokenFileError(f"{path}: open to its group or others; chmod 600 it")
     words = next((line.split("#", 1)[0].split() for line in text.splitlines()
                   if line.split("#", 1)[0].strip()), [])
     if not words or len(words[0]) < MIN_TOKEN_LEN:
@@ -136,19 +136,27 @@ class Remote:
             self.down = True
             raise Unreachable(f"the service at {self.url} did not answer: "
                               f"{type(exc).__name__}: {exc}") from exc
-        self.down = answer.status_code >= 500 or answer.status_code == 429
+        self.down = _unavailable(answer.status_code)
         return answer
 
     def _check(self, answer: httpx.Response, doing: str) -> None:
         code = answer.status_code
-        if code < 400:
+        if 200 <= code < 300:
             return
+        if 300 <= code < 400:  # a proxy's login page or http -> https: not the API answering
+            raise Rejected(f"the service answered {code} {doing}, redirecting to "
+                           f"{answer.headers.get('Location', '?')[:200]}: give --service that URL")
         why = f"the service answered {code} {answer.reason_phrase} {doing}: {_detail(answer)}"
         if code in (401, 403):
             raise Refused(why + " (check the token in --token-file: it needs the 'submit' scope)")
-        if code >= 500 or code in (408, 429):
+        if _unavailable(code):
             raise Unreachable(why)
         raise Rejected(why)
+
+
+def _unavailable(code: int) -> bool:
+    """The service is down or overloaded (try later), not refusing this request."""
+    return code >= 500 or code in (408, 429)
 
 
 def _chunks(body: Any, size: int = 1 << 20) -> Any:
