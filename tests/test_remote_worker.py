@@ -127,6 +127,26 @@ def test_a_bundle_built_from_live_sources_gives_the_in_process_diagnosis(live, t
     assert done.files == 4 and not done.notes
 
 
+def test_what_could_not_be_packed_travels_in_coverage_json(live, tmp_path):
+    """A missing controller log reads the same in the bundle's coverage as where it was made
+    (why it is missing there), not as a file merely absent from the bundle."""
+    conf, client, env = live
+    for log in (tmp_path / "ctld").iterdir():
+        log.unlink()
+    facts = _facts(client)
+    here = diagnose_attempt(facts, CLUSTER, env, conf, client)
+    bundle = tmp_path / "bundle"
+    bundle.mkdir()
+    write_bundle(bundle, workload_from(facts, CLUSTER), load_rules(None), conf, env, client, 1 << 20)
+    there = analyze_bundle(bundle)
+
+    def gaps(d: dict) -> list:
+        return sorted((c["collector"], c["node"], c["status"], c["reason"]) for c in d["coverage"]
+                      if c["status"] != "ok" and c["collector"] != "metrics")
+
+    assert gaps(there) == gaps(here) and any(g[0] == "controller" for g in gaps(here))
+
+
 def test_events_json_is_validated_like_workload_json(tmp_path):
     (tmp_path / "events.json").write_text(json.dumps({"events": [
         {"node": "../etc", "start": "2026-11-30T03:15:37+00:00", "state": "DOWN"}]}))

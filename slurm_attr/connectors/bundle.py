@@ -16,7 +16,14 @@ from slurm_attr.collect.files import ReadLimits
 from slurm_attr.connectors.journald import mark_journals
 from slurm_attr.model import Coverage, Observations, Workload
 from slurm_attr.ruleset import Ruleset
-from slurm_attr.scope.static import EVENTS, BundleError, load_events, open_bundle
+from slurm_attr.scope.static import (
+    COVERAGE,
+    EVENTS,
+    BundleError,
+    load_coverage,
+    load_events,
+    open_bundle,
+)
 
 _MISSING = {"job_output": "no job output (app/) in the bundle",
             "node_syslog": "no system logs for {node} in the bundle",
@@ -43,7 +50,22 @@ def bundle_sources(root: Root, workload: Workload) -> Sources:
     sources.controller = described("controller", "controller")
     sources.metrics = [f for f in described("metrics", "metrics") if f.name.endswith(".json")]
     _node_history(root, workload, sources)
+    _coverage_there(root, sources)
     return sources
+
+
+def _coverage_there(root: Root, sources: Sources) -> None:
+    """`coverage.json`, when the bundle has one: what could not be packed where it was made."""
+    try:
+        found = load_coverage(root)
+    except BundleError as exc:  # optional: a broken file is a note, never the diagnosis
+        sources.extra_coverage.append(Coverage("bundle", None, "error", f"{COVERAGE} unusable: {exc}"))
+        return
+    if found is None:
+        return
+    sources.missing.update(found.missing)
+    sources.unread += [Coverage(c, n, s, r) for c, n, s, r in found.unread]
+    sources.extra_coverage += [Coverage(c, n, s, r) for c, n, s, r in found.sources]
 
 
 def _node_history(root: Root, workload: Workload, sources: Sources) -> None:

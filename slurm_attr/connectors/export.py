@@ -27,10 +27,10 @@ from slurm_attr.config import Settings
 from slurm_attr.connectors.slurm import gather_sources
 from slurm_attr.extract.extractor import Extractor
 from slurm_attr.extract.timestamps import Clock, zone_for
-from slurm_attr.model import AttemptFacts, Workload
+from slurm_attr.model import AttemptFacts, Coverage, Workload
 from slurm_attr.ruleset import Ruleset
 from slurm_attr.scope.slurm import NodeEvent, SlurmClient, SlurmError
-from slurm_attr.scope.static import EVENTS, MAX_EVENT_TEXT, MAX_EVENTS
+from slurm_attr.scope.static import COVERAGE, EVENTS, MAX_EVENT_TEXT, MAX_EVENTS
 
 log = logging.getLogger("slurm_attr.export")
 Window = tuple[datetime, datetime]
@@ -108,6 +108,7 @@ def write_bundle(dest: Path, workload: Workload, ruleset: Ruleset, settings: Set
     dropped = [c for c in found.extra_events if c.rule != "sacctmgr.node_event"]
     if dropped:  # a site's own source that makes events, not files: the format has no place
         writer.done.notes.append(f"{len(dropped)} events of other sources are not in the bundle")
+    writer.json(COVERAGE, coverage_document(found))
     writer.json("workload.json", workload_document(workload))  # last: sources may add facts
     return writer.done
 
@@ -117,6 +118,19 @@ def workload_document(w: Workload) -> dict[str, Any]:
     diagnosis' workload, with the node list as written and the zones of the logs."""
     doc: dict[str, Any] = {k: v for k, v in w.to_dict().items() if k not in ("nodelist", "elapsed_s")}
     return {**doc, "nodes": w.nodelist, "timezone": w.timezone, "log_timezones": w.log_timezones}
+
+
+def coverage_document(found: Sources) -> dict[str, Any]:
+    """`coverage.json`: what the sources found and could not pack (refused files, a source that
+    failed, why a log is missing), so the service's coverage says what this host's would."""
+    def entry(c: Coverage) -> dict[str, Any]:
+        return {"collector": c.collector, "node": c.node, "status": c.status,
+                "reason": (c.reason or "")[:_TEXT] or None}
+
+    # node_state comes with events.json (add_history makes its coverage on both sides)
+    return {"missing": {k: v[:_TEXT] for k, v in found.missing.items()},
+            "unread": [entry(c) for c in found.unread],
+            "sources": [entry(c) for c in found.extra_coverage if c.collector != "node_state"]}
 
 
 def events_document(history: list[NodeEvent] | None, error: str | None, margin_s: int) -> dict[str, Any]:

@@ -321,6 +321,63 @@ def load_events(root: Root) -> NodeHistory | None:
     return history
 
 
+COVERAGE = "coverage.json"
+COVERAGE_STATUSES = ("ok", "empty", "missing", "error", "refused", "truncated")
+_COLLECTOR = re.compile(r"[a-z][a-z0-9_]{0,63}")
+_MAX_COVERAGE = 10_000
+
+
+@dataclass
+class BundleCoverage:
+    """A bundle's `coverage.json`: what the sources found where the bundle was made and could not
+    pack (a file refused by the owner checks, a source that failed, why a log is missing), so the
+    diagnosis of the bundle says what the diagnosis there would have said."""
+
+    missing: dict[str, str] = field(default_factory=dict)  # collector -> reason
+    unread: list[tuple[str, str | None, str, str | None]] = field(default_factory=list)
+    sources: list[tuple[str, str | None, str, str | None]] = field(default_factory=list)
+
+
+def load_coverage(root: Root) -> BundleCoverage | None:
+    """`{"missing": {collector: reason}, "unread": [entry], "sources": [entry]}`, each entry
+    `{"collector", "node"?, "status", "reason"?}`; None when the bundle has none."""
+    try:
+        data = root.read_bytes(COVERAGE, MAX_JSON_BYTES)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise BundleError(f"cannot read {COVERAGE}: {exc.strerror or exc}") from exc
+    raw = _Fields(parse_json(data, COVERAGE), COVERAGE)
+    missing = raw.raw.get("missing") or {}
+    if not isinstance(missing, dict) or not all(
+            isinstance(k, str) and _COLLECTOR.fullmatch(k) and isinstance(v, str)
+            and len(v) <= MAX_EVENT_TEXT for k, v in missing.items()):
+        raise raw.fail("missing", "an object mapping collector names to reasons")
+    return BundleCoverage(dict(missing), _coverage_entries(raw, "unread"),
+                          _coverage_entries(raw, "sources"))
+
+
+def _coverage_entries(raw: _Fields, key: str) -> list[tuple[str, str | None, str, str | None]]:
+    items = raw.raw.get(key) or []
+    if not isinstance(items, list) or len(items) > _MAX_COVERAGE:
+        raise raw.fail(key, f"a list of at most {_MAX_COVERAGE} coverage entries")
+    entries = []
+    for index, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise raw.fail(key, "a list of objects")
+        e = _Fields(item, f"{COVERAGE}: {key}[{index}]")
+        collector, node = e.text("collector", required=True), e.optional_text("node")
+        if not _COLLECTOR.fullmatch(collector):
+            raise e.fail("collector", "a collector name")
+        if node is not None and not valid_hostname(node):
+            raise e.fail("node", "a hostname")
+        status = e.text("status", required=True)
+        if status not in COVERAGE_STATUSES:
+            raise e.fail("status", f"one of {', '.join(COVERAGE_STATUSES)}")
+        entries.append((collector, node, status, _event_text(e, "reason") or None))
+    return entries
+
+
 def _event_text(raw: _Fields, key: str, *, required: bool = False) -> str:
     value = raw.text(key, required=required)
     if len(value) > MAX_EVENT_TEXT:
