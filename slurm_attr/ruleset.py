@@ -14,7 +14,7 @@ import json
 import os
 import re
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
+from functools import cache, cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +40,7 @@ class Pattern:
     kind: str
     origins: tuple[str, ...]
     keywords: tuple[str, ...]
-    regex: re.Pattern[str]
+    source: str  # the regex as written
     decoder: str | None = None
     role: str = "symptom"
     sub_domain: str | None = None
@@ -59,6 +59,16 @@ class Pattern:
     # role, sub_domain or priority written in the YAML for a pattern with a decoder: they win
     # over what the decoder says, so an admin's edit always takes effect.
     overrides: dict[str, Any] = field(default_factory=dict)
+
+    @cached_property
+    def regex(self) -> re.Pattern[str]:
+        """Compiled on first use: a line reaches a pattern only past the keyword prefilter, so
+        most are never needed in one analysis. A file's regexes were all compiled when it was
+        first loaded (see load), so this does not fail for the bytes it came from."""
+        try:
+            return re.compile(self.source)
+        except re.error as exc:
+            raise RuleError(f"patterns.yaml pattern {self.id}: bad regex: {exc}") from exc
 
 
 @dataclass(frozen=True)
@@ -151,7 +161,7 @@ def _locate(path: Path, *needles: str) -> str:
     return f"{path.name}:{at + 1}"
 
 
-def _pattern(raw: dict[str, Any], where: str) -> Pattern:
+def _pattern(raw: dict[str, Any], where: str, compile_now: bool) -> Pattern:
     _require(isinstance(raw, dict) and "id" in raw, where, "each pattern needs an id")
     where = f"{where} pattern {raw['id']}"
     unknown = sorted(set(raw) - PATTERN_KEYS)
@@ -174,13 +184,10 @@ def _pattern(raw: dict[str, Any], where: str) -> Pattern:
     _require(sub is None or sub in SUB_DOMAINS, where, f"unknown sub_domain {sub!r}")
     _require(raw.get("outcome") is None or raw["outcome"] in OUTCOMES, where,
              f"outcome must be one of {', '.join(OUTCOMES)}")
-    try:
-        regex = re.compile(raw["regex"])
-    except re.error as exc:
-        raise RuleError(f"{where}: bad regex: {exc}") from exc
-    return Pattern(
+    _require(isinstance(raw["regex"], str), where, "regex must be a string")
+    pattern = Pattern(
         id=raw["id"], kind=raw["kind"], origins=origins,
-        keywords=tuple(str(k) for k in raw["keywords"]), regex=regex,
+        keywords=tuple(str(k) for k in raw["keywords"]), source=raw["regex"],
         decoder=raw.get("decoder"), role=role, sub_domain=sub, outcome=raw.get("outcome"),
         priority=int(raw.get("priority", 10)), code=raw.get("code"),
         summary=raw.get("summary", ""), action=raw.get("action"),
@@ -191,9 +198,24 @@ def _pattern(raw: dict[str, Any], where: str) -> Pattern:
         overrides={k: raw[k] for k in ("role", "sub_domain", "priority", "outcome")
                    if k in raw and raw.get("decoder")},
     )
+    if compile_now:
+        try:
+            pattern.regex  # noqa: B018 - compiled here to be checked, and kept
+        except RuleError as exc:
+            raise RuleError(f"{where}: bad regex: {exc.__cause__}") from exc.__cause__
+    return pattern
 
 
-def _read_yaml(path: Path) -> dict[str, Any]:
+@dataclass
+class _Reading:
+    """One load of a rules directory: which files came from the parsed cache (their bytes were
+    loaded and checked before), and the parses to cache once the whole load has succeeded."""
+
+    checked_before: set[str] = field(default_factory=set)
+    to_cache: list[tuple[bytes, Any]] = field(default_factory=list)
+
+
+def _read_yaml(path: Path, reading: _Reading) -> dict[str, Any]:
     try:
         text = path.read_bytes()
     except OSError as exc:
@@ -201,7 +223,9 @@ def _read_yaml(path: Path) -> dict[str, Any]:
     data = _parsed.get(text)
     if data is None:
         data = _parse_yaml(text, path)
-        _parsed.put(text, data)
+        reading.to_cache.append((text, _parsed.encode(data)))  # before any check adds to it
+    else:
+        reading.checked_before.add(path.name)
     _require(isinstance(data, dict), path.name, "top level must be a mapping")
     return data
 
@@ -226,7 +250,7 @@ class _ParsedCache:
 
     def __init__(self) -> None:
         base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-        self.files = PrivateCache(Path(base), "slurm-attr", "rules")
+        self.files = PrivateCache(Path(base), "slurm-attr", "rules-2")  # 2: only files whose load passed
 
     @staticmethod
     def _name(text: bytes) -> str:
@@ -241,12 +265,15 @@ class _ParsedCache:
         except (ValueError, TypeError, KeyError):
             return None
 
-    def put(self, text: bytes, data: Any) -> None:
+    def encode(self, data: Any) -> bytes | None:
         try:
-            encoded = json.dumps(self._plain(data)).encode()
+            return json.dumps(self._plain(data)).encode()
         except (TypeError, ValueError):
-            return
-        self.files.write(self._name(text), encoded)
+            return None
+
+    def put(self, text: bytes, encoded: bytes | None) -> None:
+        if encoded is not None:
+            self.files.write(self._name(text), encoded)
 
     def _plain(self, value: Any) -> Any:
         if isinstance(value, dict):
@@ -332,14 +359,17 @@ def load(directory: str | None = None) -> Ruleset:
     path = Path(directory or os.environ.get("SLURM_ATTR_RULES") or builtin_dir())
     for name in RULE_FILES:
         _require((path / name).is_file(), str(path), f"missing {name}")
-    patterns = _patterns(path / "patterns.yaml")
-    classify = _classify_tables(path / "classify.yaml")
-    policy = _read_yaml(path / "policy.yaml")
+    reading = _Reading()
+    patterns = _patterns(path / "patterns.yaml", reading)
+    classify = _classify_tables(path / "classify.yaml", reading)
+    policy = _read_yaml(path / "policy.yaml", reading)
     _check_policy(policy, path / "policy.yaml")
-    outcomes, adjustments = _decoder_rules(path / "decoders.yaml")
+    outcomes, adjustments = _decoder_rules(path / "decoders.yaml", reading)
     xid_vendor = _read_vendor(path / "xid_catalog.csv", XID_VENDOR_COLUMNS)
     nvlink5 = _read_vendor(path / "nvlink5_catalog.csv", NVLINK5_COLUMNS)
     xid_catalog = _xid_catalog(xid_vendor, path / "xid_overlay.csv", outcomes["xid.not_in_overlay"])
+    for text, encoded in reading.to_cache:  # only now: every check of these bytes passed
+        _parsed.put(text, encoded)
     return Ruleset(
         directory=str(path), version=_version(path), patterns=patterns, classify=classify,
         policy=policy, xid_catalog=xid_catalog, nvlink5_catalog=[row for _, row in nvlink5.rows],
@@ -350,16 +380,17 @@ def load(directory: str | None = None) -> Ruleset:
     )
 
 
-def _patterns(path: Path) -> list[Pattern]:
+def _patterns(path: Path, reading: _Reading) -> list[Pattern]:
     from slurm_attr.decode.registry import DECODERS  # the decoders import this module
 
-    raw_patterns = _read_yaml(path).get("patterns")
+    raw_patterns = _read_yaml(path, reading).get("patterns")
+    compile_now = path.name not in reading.checked_before
     if not isinstance(raw_patterns, list):
         raise RuleError(f"{path.name}: needs a 'patterns' list")
     patterns, seen = [], set()
     for raw in raw_patterns:
         where = _locate(path, f"id: {raw.get('id')}") if isinstance(raw, dict) else path.name
-        pattern = _pattern(raw, where)
+        pattern = _pattern(raw, where, compile_now)
         _require(pattern.id not in seen, where, f"duplicate pattern id {pattern.id!r}")
         _require(pattern.decoder is None or pattern.decoder in DECODERS, where,
                  f"unknown decoder {pattern.decoder!r} (known: {', '.join(sorted(DECODERS))})")
@@ -368,8 +399,8 @@ def _patterns(path: Path) -> list[Pattern]:
     return patterns
 
 
-def _classify_tables(path: Path) -> dict[str, Any]:
-    classify = _read_yaml(path)
+def _classify_tables(path: Path, reading: _Reading) -> dict[str, Any]:
+    classify = _read_yaml(path, reading)
     for table in ("cuda_errors", "nccl_errors", "python_exceptions"):
         _require(isinstance(classify.get(table), list), path.name, f"needs a '{table}' list")
         for entry in classify[table]:
@@ -489,11 +520,11 @@ ADJUSTMENT_FIELDS = ("role", "sub_domain", "priority", "priority_at_most", "prio
 FROM_EARLIER_FIELDS = ("at_most", "minus", "at_least")
 
 
-def _decoder_rules(path: Path) -> tuple[dict[str, Outcome], dict[str, Adjustment]]:
+def _decoder_rules(path: Path, reading: _Reading) -> tuple[dict[str, Outcome], dict[str, Adjustment]]:
     """decoders.yaml: every outcome key a decoder names, described, and no other key."""
     from slurm_attr.decode.outcomes import ADJUSTMENT_KEYS, OUTCOME_KEYS  # see _patterns
 
-    data = _read_yaml(path)
+    data = _read_yaml(path, reading)
     for section in data:
         _no_unknown([section], DECODER_SECTIONS, _locate(path, f"{section}:"), "section")
     raw_outcomes = _keyed_section(data, path, "outcomes", OUTCOME_KEYS)

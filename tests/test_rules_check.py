@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from slurm_attr.analyze import analyze_bundle
 from slurm_attr.cli import cli
 from slurm_attr.private_cache import PrivateCache
-from slurm_attr.ruleset import builtin_dir, load
+from slurm_attr.ruleset import RuleError, builtin_dir, load
 
 XID = "Nov 20 10:30:00 gpu-01 kernel: NVRM: Xid (PCI:0000:18:00): 79, pid=1, name=x, GPU has fallen off the bus.\n"
 
@@ -306,7 +306,7 @@ def test_parsed_rules_are_cached_by_content_and_never_stale(tmp_path, rules_copy
     assert again.policy == first.policy and again.outcomes == first.outcomes
     assert [p.id for p in again.patterns] == [p.id for p in first.patterns]
     odd = {79: "a", "x": {1.5: [None, True]}, "when": "2025-10-29"}  # keys JSON would turn into text
-    ruleset._parsed.put(b"odd", odd)
+    ruleset._parsed.put(b"odd", ruleset._parsed.encode(odd))
     assert ruleset._parsed.get(b"odd") == odd
 
     _edit(rules_copy / "policy.yaml", "dcgm_xid_priority_delta: -5", "dcgm_xid_priority_delta: -7")
@@ -316,6 +316,18 @@ def test_parsed_rules_are_cached_by_content_and_never_stale(tmp_path, rules_copy
         entry.write_text("{broken")
     load.cache_clear()
     assert load(str(rules_copy)).policy["metrics"]["dcgm_xid_priority_delta"] == -7
+
+    # a file is cached only once its whole load passed: a bad regex is caught on every load
+    before = set((tmp_path / "cache").iterdir())
+    _edit(rules_copy / "patterns.yaml", "regex: 'NVRM: Xid", "regex: '(NVRM: Xid")
+    for _ in range(2):
+        load.cache_clear()
+        with pytest.raises(RuleError, match="bad regex"):
+            load(str(rules_copy))
+        assert set((tmp_path / "cache").iterdir()) == before
+    shutil.copy(builtin_dir() / "patterns.yaml", rules_copy / "patterns.yaml")
+    load.cache_clear()
+    assert "Xid" in load(str(rules_copy)).patterns[0].regex.pattern or load(str(rules_copy)).patterns
 
     (tmp_path / "cache").chmod(0o777)  # others could have planted rules there: not read
     monkeypatch.setattr(ruleset._parsed, "files", PrivateCache(tmp_path, "cache"))
