@@ -160,9 +160,8 @@ def test_a_step_killed_for_memory_explains_a_job_that_only_failed(make_bundle):
 
 def test_big_logs_are_read_only_around_the_window(make_bundle, monkeypatch):
     from slurm_attr.collect import files
-    from slurm_attr.extract import extractor
 
-    monkeypatch.setattr(extractor, "_SEEK_MIN_BYTES", 1 << 20)  # as if this 11 MB file were huge
+    monkeypatch.setattr(files, "SEEK_MIN_BYTES", 1 << 20)  # as if this 11 MB file were huge
     monkeypatch.setattr(files, "BLOCK", 1 << 18)
     noise = "gpu-01 systemd[1]: Started Session {n} of user alice.\n"
     xid = "gpu-01 kernel: NVRM: Xid (PCI:0000:18:00): 79, pid=1, name=python, GPU has fallen off the bus.\n"

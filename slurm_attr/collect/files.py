@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import re
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 BLOCK = 4 << 20  # bytes read at a time
@@ -227,3 +228,31 @@ def text_of(raw: bytes) -> tuple[str, bool]:
         return raw.decode("utf-8"), False
     except UnicodeDecodeError:
         return raw.decode("utf-8", errors="replace"), True
+
+
+SEEK_MIN_BYTES = 64 << 20  # a plain file bigger than this is entered by bisecting its times
+
+
+def seek_before(path: Path, start: datetime,
+                first_time: Callable[[list[bytes]], datetime | None]) -> int:
+    """A line start at or a little before `start` in a big plain log, found by bisecting on the
+    times of its lines (`first_time` reads the first usable one of some lines); 0 when the file
+    is small, compressed, or its lines carry no usable time: then it is read from the start."""
+    try:
+        size = path.stat().st_size
+        if size < SEEK_MIN_BYTES or is_gzip(path):
+            return 0
+        lo, hi = 0, size
+        with open(path, "rb") as fh:
+            while hi - lo > (1 << 20):
+                mid = (lo + hi) // 2
+                fh.seek(mid)
+                when = first_time(fh.read(1 << 16).split(b"\n")[1:])  # the first piece is partial
+                if when is None:
+                    return 0
+                lo, hi = (mid, hi) if when < start else (lo, mid)
+            fh.seek(lo)
+            newline = fh.read(MAX_LINE).find(b"\n") if lo else -1
+            return lo + newline + 1 if newline >= 0 else 0
+    except OSError:
+        return 0

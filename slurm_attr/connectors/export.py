@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -22,7 +21,13 @@ from pathlib import Path
 from typing import IO, Any
 
 from slurm_attr.collect.collector import SourceFile, Sources, opened_source
-from slurm_attr.collect.files import MAX_LINE, ReadBudget, ReadLimits, ReadStats, is_gzip, iter_blocks
+from slurm_attr.collect.files import (
+    ReadBudget,
+    ReadLimits,
+    ReadStats,
+    iter_blocks,
+    seek_before,
+)
 from slurm_attr.config import Settings
 from slurm_attr.connectors.slurm import gather_sources
 from slurm_attr.extract.extractor import Extractor
@@ -34,7 +39,6 @@ from slurm_attr.scope.static import COVERAGE, EVENTS, MAX_EVENT_TEXT, MAX_EVENTS
 
 log = logging.getLogger("slurm_attr.export")
 Window = tuple[datetime, datetime]
-_SEEK_MIN_BYTES = 64 << 20  # a plain file bigger than this is entered by bisecting its times
 _STAMP_LINES = 30  # lines looked at for a block's first and last time
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
 JSON_ROOM = 8 << 20  # kept from the logs' share of the cap for workload.json and events.json
@@ -284,21 +288,4 @@ def _first(lines: list[bytes], clock: Clock) -> datetime | None:
 
 def _entry(path: Path, clock: Clock, window: Window) -> int:
     """A line start at or before the window's start in a big plain file (0 otherwise)."""
-    try:
-        size = os.stat(path).st_size
-        if size < _SEEK_MIN_BYTES or is_gzip(path):
-            return 0
-        lo, hi = 0, size
-        with open(path, "rb") as fh:
-            while hi - lo > (1 << 20):
-                mid = (lo + hi) // 2
-                fh.seek(mid)
-                when = _first(fh.read(1 << 16).split(b"\n")[1:][:_STAMP_LINES], clock)
-                if when is None:
-                    return 0
-                lo, hi = (mid, hi) if when < window[0] else (lo, mid)
-            fh.seek(lo)
-            newline = fh.read(MAX_LINE).find(b"\n") if lo else -1
-            return lo + newline + 1 if newline >= 0 else 0
-    except OSError:
-        return 0
+    return seek_before(path, window[0], lambda lines: _first(lines[:_STAMP_LINES], clock))

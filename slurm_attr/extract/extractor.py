@@ -18,8 +18,8 @@ from slurm_attr.collect.files import (
     ReadBudget,
     ReadStats,
     count_lines,
-    is_gzip,
     iter_blocks,
+    seek_before,
     text_of,
 )
 from slurm_attr.decode import DECODERS, Classification, DecodeContext
@@ -30,10 +30,9 @@ from slurm_attr.ruleset import Pattern, Ruleset
 from slurm_attr.sanitize import clean
 
 _LOOKBACK_BYTES = 64 << 10  # earlier text kept for multi-line messages across block boundaries
-# System logs are read from a little before the attempt's window to a little after it: a plain
-# file bigger than _SEEK_MIN_BYTES is entered by bisecting on its timestamps, and reading stops
+# System logs are read from a little before the attempt's window to a little after it: a big
+# plain file is entered by bisecting on its timestamps (files.seek_before), and reading stops
 # once a block ends past the window. The slack absorbs lines written slightly out of order.
-_SEEK_MIN_BYTES = 64 << 20
 _WINDOW_SLACK = timedelta(minutes=10)
 _WINDOWED_ORIGINS = ("node", "controller")
 _STAMP_SCAN_LINES = 30
@@ -169,30 +168,8 @@ class Extractor:
         return None
 
     def _window_start(self, path: Path, scan: FileScan) -> int:
-        """A line start at or a little before the window's start in a big plain file (0 when
-        the file is small, compressed, or its lines carry no usable time)."""
-        try:
-            size = path.stat().st_size
-            if size < _SEEK_MIN_BYTES or is_gzip(path):
-                return 0
-            lo, hi = 0, size
-            with open(path, "rb") as fh:
-                while hi - lo > (1 << 20):
-                    mid = (lo + hi) // 2
-                    fh.seek(mid)
-                    lines = fh.read(1 << 16).split(b"\n")[1:]  # the first piece is a partial line
-                    when = self._first_time(lines, scan)
-                    if when is None:
-                        return 0
-                    if when < self.window[0]:
-                        lo = mid
-                    else:
-                        hi = mid
-                fh.seek(lo)
-                newline = fh.read(MAX_LINE).find(b"\n") if lo else -1
-                return lo + newline + 1 if newline >= 0 else 0
-        except OSError:
-            return 0
+        """A line start at or a little before the window's start in a big plain file."""
+        return seek_before(path, self.window[0], lambda lines: self._first_time(lines, scan))
 
     def _after_window(self, block: bytes, scan: FileScan) -> bool:
         lines = block[-(1 << 16):].split(b"\n")[-_STAMP_SCAN_LINES:]

@@ -288,20 +288,27 @@ class NodeHistory:
     source: str = "sacctmgr show event"
 
 
+def _optional_json(root: Root, name: str) -> _Fields | None:
+    """An optional JSON file of the bundle, parsed; None when the bundle has none."""
+    try:
+        data = root.read_bytes(name, MAX_JSON_BYTES)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise BundleError(f"cannot read {name}: {exc.strerror or exc}") from exc
+    return _Fields(parse_json(data, name), name)
+
+
 def load_events(root: Root) -> NodeHistory | None:
     """The bundle's optional `events.json`, validated field by field; None when it has none.
 
     `{"events": [{"node", "start", "end"?, "state", "reason"?, "user"?}], "margin_s"?,
     "error"?, "source"?}`, times ISO 8601 with an offset."""
-    try:
-        data = root.read_bytes(EVENTS, MAX_JSON_BYTES)
-    except FileNotFoundError:
+    raw = _optional_json(root, EVENTS)
+    if raw is None:
         return None
-    except OSError as exc:
-        raise BundleError(f"cannot read {EVENTS}: {exc.strerror or exc}") from exc
     from slurm_attr.scope.slurm import NodeEvent  # scope.slurm imports this module
 
-    raw = _Fields(parse_json(data, EVENTS), EVENTS)
     history = NodeHistory(margin_s=raw.integer("margin_s", DEFAULT_MARGIN_S, 0, 86_400),
                           error=_event_text(raw, "error") or None,
                           source=_event_text(raw, "source") or "sacctmgr show event")
@@ -341,13 +348,9 @@ class BundleCoverage:
 def load_coverage(root: Root) -> BundleCoverage | None:
     """`{"missing": {collector: reason}, "unread": [entry], "sources": [entry]}`, each entry
     `{"collector", "node"?, "status", "reason"?}`; None when the bundle has none."""
-    try:
-        data = root.read_bytes(COVERAGE, MAX_JSON_BYTES)
-    except FileNotFoundError:
+    raw = _optional_json(root, COVERAGE)
+    if raw is None:
         return None
-    except OSError as exc:
-        raise BundleError(f"cannot read {COVERAGE}: {exc.strerror or exc}") from exc
-    raw = _Fields(parse_json(data, COVERAGE), COVERAGE)
     missing = raw.raw.get("missing") or {}
     if not isinstance(missing, dict) or not all(
             isinstance(k, str) and _COLLECTOR.fullmatch(k) and isinstance(v, str)
