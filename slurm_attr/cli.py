@@ -218,20 +218,30 @@ def db_upgrade(url: str | None) -> None:
     click.echo("database is at the latest schema")
 
 
+def _remote_options(command: Any) -> Any:
+    """--service and its companions, for the commands that drain the queue."""
+    for option in reversed((
+        click.option("--service", metavar="URL", default=None,
+                     help="Send each attempt as a bundle to this attribution service, which diagnoses "
+                          "and stores it (the local database then only holds the queue)."),
+        click.option("--token-file", type=click.Path(path_type=Path, dir_okay=False), default=None,
+                     help="With --service: a file holding a 'submit' token (its first word; chmod 600)."),
+        click.option("--upload-max-mb", default=256, show_default=True, type=click.IntRange(1, 1 << 20),
+                     help="With --service: the most one bundle may hold (the service's "
+                          "api_max_upload_mb)."),
+        click.option("--timeout", "timeout_s", default=300.0, show_default=True,
+                     type=click.FloatRange(1),
+                     help="With --service: seconds to wait for the service's answer to one bundle."))):
+        command = option(command)
+    return command
+
+
 @cli.command()
 @click.option("--once", is_flag=True, help="Drain what is queued, then exit (for cron or tests).")
 @click.option("--poll", default=5.0, show_default=True, help="Seconds between looks at the spool.")
 @click.option("--batch", default=20, show_default=True, help="Jobs claimed (and sacct'ed) at once.")
 @click.option("--db", envvar="SLURM_ATTR_DB", help=DB_HELP)
-@click.option("--service", metavar="URL", default=None,
-              help="Send each attempt as a bundle to this attribution service, which diagnoses and "
-                   "stores it (the local database then only holds the queue).")
-@click.option("--token-file", type=click.Path(path_type=Path, dir_okay=False), default=None,
-              help="With --service: a file holding a 'submit' token (its first word; chmod 600).")
-@click.option("--upload-max-mb", default=256, show_default=True, type=click.IntRange(1, 1 << 20),
-              help="With --service: the most one bundle may hold (the service's api_max_upload_mb).")
-@click.option("--timeout", "timeout_s", default=300.0, show_default=True, type=click.FloatRange(1),
-              help="With --service: seconds to wait for the service's answer to one bundle.")
+@_remote_options
 @click.option("-v", "--verbose", is_flag=True)
 def worker(once: bool, poll: float, batch: int, db: str | None, service: str | None,
            token_file: Path | None, upload_max_mb: int, timeout_s: float, verbose: bool) -> None:
@@ -339,29 +349,46 @@ def queue_status(retry_dead: bool, db: str | None) -> None:
 @click.option("--wait", "wait_s", type=float, default=0.0, show_default=True,
               help="Seconds to wait for attempts still queued (retrying, or taken by a running worker).")
 @click.option("--db", envvar="SLURM_ATTR_DB", help=DB_HELP)
+@_remote_options
 def backfill(since: str, until: str | None, redo: bool, replace: bool, wait_s: float,
-             db: str | None) -> None:
+             db: str | None, service: str | None, token_file: Path | None, upload_max_mb: int,
+             timeout_s: float) -> None:
     """Diagnose failed jobs straight from sacct history (clusters that ran without the hook).
 
-    Attempts that already have a diagnosis are left alone unless --redo; a re-diagnosis that saw
-    less of the evidence than the stored one is kept as history only, unless --replace."""
+    Attempts that already have a diagnosis (here, or at the --service) are left alone unless
+    --redo; a re-diagnosis that saw less of the evidence than the stored one is kept as history
+    only, unless --replace."""
+    from slurm_attr.scope.slurm import SlurmError
+    from slurm_attr.worker.remote import Refused
+
+    start, end = _window(since, until)
+    settings = _settings()
+    remote = _remote(service, token_file, settings, upload_max_mb, timeout_s)
+    try:
+        summary = _backfill(db, settings, remote, start, end, redo=redo, replace=replace,
+                            wait_s=wait_s)
+    except (SlurmError, Refused) as exc:
+        raise click.ClickException(str(exc)) from exc
+    finally:
+        if remote is not None:
+            remote.close()
+    click.echo(summary, err=True)
+
+
+def _backfill(db: str | None, settings: Settings, remote: Remote | None, start: datetime,
+              end: datetime, *, redo: bool, replace: bool, wait_s: float) -> str:
+    """Queue the window's failed attempts, drain them, wait for the rest; returns the summary."""
     import time
 
-    from slurm_attr.scope.slurm import SlurmError
     from slurm_attr.store import queue
     from slurm_attr.store.repository import Store
     from slurm_attr.worker.backfill import enqueue_failed
     from slurm_attr.worker.loop import Worker
 
-    start, end = _window(since, until)
-    settings = _settings()
     with Store.open(db) as store:
-        w = Worker(store, settings, force=replace)
+        w = Worker(store, settings, force=replace, remote=remote)
         w.handle_signals()
-        try:
-            plan = enqueue_failed(w, start, end, redo=redo)
-        except SlurmError as exc:
-            raise click.ClickException(str(exc)) from exc
+        plan = enqueue_failed(w, start, end, redo=redo)
         with click.progressbar(length=plan.queued, label=f"diagnosing {plan.queued} attempts",
                                file=sys.stderr) as bar:
             w.drain(progress=bar.update)
@@ -371,7 +398,7 @@ def backfill(since: str, until: str | None, redo: bool, replace: bool, wait_s: f
             time.sleep(min(2.0, max(0.0, deadline - time.monotonic())))
             w.drain()
             states = queue.states_of(store, plan.keys)
-    click.echo(_backfill_summary(plan.queued, plan.already_diagnosed, states), err=True)
+    return _backfill_summary(plan.queued, plan.already_diagnosed, states)
 
 
 def _unfinished(states: dict[str, int]) -> int:

@@ -214,6 +214,17 @@ def test_the_worker_posts_each_attempt_and_the_service_stores_it_under_the_worke
     assert SUBMIT not in caplog.text
 
 
+def test_backfill_in_remote_mode_leaves_what_the_service_already_has(service, queued, live):
+    """The local store only queues; whether an attempt is diagnosed is the service's to say."""
+    from slurm_attr.worker.backfill import enqueue_failed
+
+    worker = _worker(queued, live, Remote(service.url, SUBMIT, live[0]))
+    worker.drain()  # job 4's two failed attempts are now stored at the service
+    since, until = datetime(2026, 11, 29, tzinfo=UTC), datetime(2026, 12, 1, tzinfo=UTC)
+    plan = enqueue_failed(worker, since, until)
+    assert (plan.queued, plan.already_diagnosed) == (2, 2)  # jobs 1 and 7 are new to it
+
+
 def test_a_service_that_is_down_leaves_the_job_queued_without_spending_its_tries(queued, live):
     worker = _worker(queued, live, Remote(f"http://127.0.0.1:{free_port()}", SUBMIT, live[0]))
     for _ in range(live[0].max_tries + 2):  # an outage longer than every try allows

@@ -39,7 +39,7 @@ def enqueue_failed(worker: Worker, since: datetime, until: datetime, *, redo: bo
                 if not since <= facts.end <= until:
                     continue
                 cluster = facts.cluster or worker.cluster()
-                if not redo and worker.store.has_diagnosis(cluster, job_id, facts.attempt):
+                if not redo and worker.has_diagnosis(cluster, job_id, facts.attempt):
                     plan.already_diagnosed += 1
                     continue
                 entry = f"backfill:{job_id}.{facts.attempt}{stamp}"

@@ -233,7 +233,7 @@ class Worker:
         # installed, say) come along: a requeued job gets one diagnosis per attempt.
         todo = [a for a in attempts[:target.attempt]
                 if a.state in FAILURE_STATES and a.end
-                and not self._has_diagnosis(c.cluster, c.job_id, a.attempt)]
+                and not self.has_diagnosis(c.cluster, c.job_id, a.attempt)]
         skip = target.state == "COMPLETED" and self.settings.skip_completed
         if not skip:
             todo.append(target)
@@ -254,7 +254,7 @@ class Worker:
             return self.remote.submit(facts, cluster, env, self.client)
         return diagnose_attempt(facts, cluster, env, self.settings, self.client)
 
-    def _has_diagnosis(self, cluster: str, job_id: str, attempt: int) -> bool:
+    def has_diagnosis(self, cluster: str, job_id: str, attempt: int) -> bool:
         if self.remote is not None:
             return self.remote.has_diagnosis(cluster, job_id, attempt)
         return self.store.has_diagnosis(cluster, job_id, attempt)
