@@ -12,7 +12,7 @@ import stat
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, tzinfo
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
@@ -106,6 +106,13 @@ def opened_source(source: SourceFile) -> Iterator[Path]:
         os.close(fd)
 
 
+def log_clock(workload: Workload, zones: dict[str, str], origin: str) -> Clock:
+    """A clock for an origin's lines without a UTC offset: in that source's own zone where one
+    is set, else the attempt's (its `timezone`, else the offset of its start)."""
+    default = zone_for(workload.timezone, workload.start.tzinfo or UTC)
+    return Clock(workload.end, zone_for(zones.get(origin), default))
+
+
 class LogCollector:
     def __init__(self, workload: Workload, ruleset: Ruleset, sources: Sources,
                  limits: ReadLimits | None = None) -> None:
@@ -113,7 +120,6 @@ class LogCollector:
         self.sources = sources
         self.budget = ReadBudget(limits)
         self.extractor = Extractor(ruleset, workload)
-        self.tz: tzinfo = zone_for(workload.timezone, workload.start.tzinfo or UTC)
 
     def collect(self) -> Observations:
         obs = Observations()
@@ -127,8 +133,7 @@ class LogCollector:
         return obs
 
     def _clock(self, origin: str = "node") -> Clock:
-        """A clock for lines without a UTC offset: in the source's own zone where one is set."""
-        return Clock(self.workload.end, zone_for(self.sources.timezones.get(origin), self.tz))
+        return log_clock(self.workload, self.sources.timezones, origin)
 
     def _missing(self, collector: str, node: str | None = None) -> str:
         return self.sources.missing.get(collector, "nothing to read").replace("{node}", node or "")

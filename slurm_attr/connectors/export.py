@@ -16,11 +16,11 @@ import logging
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import IO, Any
 
-from slurm_attr.collect.collector import SourceFile, Sources, opened_source
+from slurm_attr.collect.collector import SourceFile, Sources, log_clock, opened_source
 from slurm_attr.collect.files import (
     ReadBudget,
     ReadLimits,
@@ -31,7 +31,7 @@ from slurm_attr.collect.files import (
 from slurm_attr.config import Settings
 from slurm_attr.connectors.slurm import gather_sources
 from slurm_attr.extract.extractor import Extractor
-from slurm_attr.extract.timestamps import Clock, zone_for
+from slurm_attr.extract.timestamps import Clock
 from slurm_attr.model import AttemptFacts, Coverage, Workload
 from slurm_attr.ruleset import Ruleset
 from slurm_attr.scope.slurm import NodeEvent, SlurmClient, SlurmError
@@ -207,8 +207,7 @@ class _BundleWriter:
             problems = source.convert(path, capped, self.limits, self.window)  # type: ignore[arg-type]
             return problems + capped.problems
         stats = ReadStats(budget=self.budget)
-        clock = None if origin is None else Clock(self.workload.end, zone_for(
-            self.zones.get(origin), zone_for(self.workload.timezone, self.workload.start.tzinfo or UTC)))
+        clock = None if origin is None else log_clock(self.workload, self.zones, origin)
         blocks = _whole(path, stats) if clock is None else cut(path, stats, clock, self.window)
         capped = _Capped(out, self)
         for block in blocks:

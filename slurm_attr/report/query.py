@@ -21,6 +21,7 @@ from slurm_attr.store.models import (
     EventRow,
     QueueEntry,
 )
+from slurm_attr.store.queue import aware
 from slurm_attr.store.repository import Store
 
 _RELATIVE = re.compile(r"^(?P<n>\d+)\s*(?P<unit>[mhdw])$")
@@ -95,13 +96,9 @@ def load_frame(store: Store, f: Filters) -> pd.DataFrame:
          .where(Diagnosis.is_current.is_(True), Attempt.end_time >= f.since,
                 Attempt.end_time <= f.until))
     # Each filter may name several values, "gpu,host" (it silently matched nothing before).
-    for column, value in ((Cluster.name, f.cluster), (Attempt.partition, f.partition),
-                          (Attempt.user_name, f.user), (Diagnosis.sub_domain, f.sub_domain)):
-        if value:
-            q = q.where(column.in_(_list_of(value)))
-    if f.node:
-        q = q.where(Diagnosis.id.in_(select(DiagnosisNode.diagnosis_id)
-                                     .where(DiagnosisNode.node.in_(_list_of(f.node)))))
+    for name, values in _filter_values(f, None).items():
+        if values:
+            q = q.where(_filter(name, values))
     with store.engine.connect() as conn:
         rows = [tuple(row) for row in conn.execute(q)]
     df = pd.DataFrame.from_records(rows, columns=COLUMNS)
@@ -248,12 +245,14 @@ def _search_params(q: str) -> dict[str, str]:
     return {"q": q, "q_prefix": f"{plain}%", "q_like": f"%{plain}%"}
 
 
+def _utc(when: datetime | str | None) -> datetime | None:
+    """A stored time as an aware one: SQLite hands back naive UTC times, and text from max()."""
+    return aware(datetime.fromisoformat(when) if isinstance(when, str) else when)
+
+
 def _row(m) -> dict:
     row = dict(m)
-    for key in ("start", "end"):
-        when = row[key]
-        if when is not None and when.tzinfo is None:  # SQLite returns naive UTC times
-            row[key] = when.replace(tzinfo=UTC)
+    row["start"], row["end"] = _utc(row["start"]), _utc(row["end"])
     return row
 
 
@@ -263,9 +262,8 @@ _LIST = ("cluster", "job_id", "attempt", "name", "user", "partition", "nodelist"
 
 
 def _iso(when: datetime | None) -> str | None:
-    if when is None:
-        return None
-    return (when if when.tzinfo else when.replace(tzinfo=UTC)).isoformat()
+    aware_when = _utc(when)
+    return aware_when.isoformat() if aware_when is not None else None
 
 
 def list_diagnoses(store: Store, f: Filters, *, outcome: str | None = None, limit: int = 100,
@@ -381,10 +379,7 @@ def node_causes(store: Store, node: str, f: Filters, recent: int = 50) -> dict:
     with store.engine.connect() as conn:
         causes = [dict(m) for m in conn.execute(grouped).mappings().all()]
     for c in causes:
-        when = c["last_end"]
-        if isinstance(when, str):  # SQLite's max() of a datetime comes back as text
-            when = datetime.fromisoformat(when)
-        c["last_end"] = when.replace(tzinfo=UTC) if when.tzinfo is None else when
+        c["last_end"] = _utc(c["last_end"])
     latest = list_diagnoses(store, g, limit=recent)[0] if recent else []
     return {"node": node, "failures": sum(c["failures"] for c in causes), "causes": causes,
             "recent": latest}
@@ -445,8 +440,7 @@ def list_nodes(store: Store, f: Filters, limit: int = 5000) -> list[dict]:
         found = conn.execute(pairs).all()
     nodes: dict[str, dict] = {}
     for node, sub_domain, n, last in found:
-        last = datetime.fromisoformat(last) if isinstance(last, str) else last
-        last = last.replace(tzinfo=UTC) if last is not None and last.tzinfo is None else last
+        last = _utc(last)
         entry = nodes.setdefault(node, {"node": node, "failures": 0, "top": sub_domain, "top_n": 0,
                                         "last_end": last})
         entry["failures"] += n
@@ -478,8 +472,7 @@ def node_timelines(store: Store, nodes: list[str], f: Filters, per_node: int = 1
         for i in range(0, len(nodes), 500):
             for r in conn.execute(stmt.where(EventRow.node.in_(nodes[i:i + 500]))).mappings():
                 row = dict(r)
-                when = row["time"] or row["end_time"]
-                row["time"] = when.replace(tzinfo=UTC) if when is not None and when.tzinfo is None else when
+                row["time"] = _utc(row["time"] or row["end_time"])
                 out.setdefault(row["node"], {"events": [], "state": None})["events"].append(row)
     for entry in out.values():
         entry["events"].sort(key=lambda e: e["time"] or datetime.min.replace(tzinfo=UTC), reverse=True)

@@ -130,17 +130,19 @@ def retry(store: Store, c: Claim, error: str, *, max_tries: int, backoff_s: int)
 def wait_out(store: Store, c: Claim, error: str, *, delay_s: int) -> None:
     """Put the job back for later without spending its try: what failed is not the job but a
     system it needs (the remote service is down), and an outage must not make dead letters."""
-    with store.sessions.begin() as s:
-        s.execute(update(QueueEntry).where(_mine(c)).values(
-            state="pending", tries=QueueEntry.tries - 1, last_error=error[-2000:], lease_until=None,
-            updated_at=now(), not_before=now() + timedelta(seconds=delay_s)))
+    _give_back(store, c, last_error=error[-2000:], not_before=now() + timedelta(seconds=delay_s))
 
 
 def release(store: Store, c: Claim) -> None:
     """Give a claimed job back untouched (the worker is stopping); the try does not count."""
+    _give_back(store, c)
+
+
+def _give_back(store: Store, c: Claim, **values: Any) -> None:
+    """The claim ends and its try is given back: pending again, as if never claimed."""
     with store.sessions.begin() as s:
         s.execute(update(QueueEntry).where(_mine(c)).values(
-            state="pending", tries=QueueEntry.tries - 1, lease_until=None, updated_at=now()))
+            state="pending", tries=QueueEntry.tries - 1, lease_until=None, updated_at=now(), **values))
 
 
 def settling(store: Store, within_s: float) -> bool:
@@ -186,8 +188,6 @@ def states_of(store: Store, keys: list[tuple[str, str]]) -> dict[str, int]:
 
 
 def counts(store: Store) -> dict[str, int]:
-    from sqlalchemy import func
-
     with store.sessions() as s:
         return dict(s.execute(select(QueueEntry.state, func.count()).group_by(QueueEntry.state)).all())
 
