@@ -452,6 +452,16 @@ def _check_policy(policy: dict[str, Any], path: Path) -> None:
         bad = [d for d in [domain, *named] if d not in SUB_DOMAINS]
         if bad:
             raise RuleError(f"{where}: explained_by: unknown sub_domain {bad[0]!r}")
+    for i, spec in enumerate(policy.get("aftermath") or []):
+        where = _locate(path, "aftermath:")
+        ok = (isinstance(spec, dict) and set(spec) == {"codes", "after", "within_s"}
+              and isinstance(spec["codes"], list) and all(isinstance(c, str) for c in spec["codes"])
+              and isinstance(spec["within_s"], (int, float)) and spec["within_s"] > 0
+              and isinstance(spec["after"], list))
+        _require(ok, where, f"aftermath: entry {i + 1} needs codes (a list of event codes), "
+                            "after (a list of sub_domains) and within_s (seconds)")
+        bad = [d for d in spec["after"] if d not in SUB_DOMAINS]
+        _require(not bad, where, f"aftermath: entry {i + 1}: unknown sub_domain {bad[0]!r}" if bad else "")
 
 
 XID_VENDOR_COLUMNS = ("xid", "mnemonic", "description", "immediate", "investigatory")

@@ -555,3 +555,44 @@ def test_a_ranks_host_named_on_another_line_places_its_error(make_bundle):
            "(rank 7 in comm 0): application called MPI_Abort(comm=0x1, 1) - process 7\n")
     d = analyze_bundle(make_bundle({"app/out.log": out}, nodes="gpu-[01-04]"))
     assert d["sub_domain"] == "gpu_memory" and d["root_cause"]["nodes"] == ["gpu-02"]
+
+
+def test_srun_task_lines_name_the_host_of_labelled_ranks(make_bundle):
+    # `srun --label` prefixes a line with its task id; srun's own `H: task N:` line says where task N ran,
+    # which beats a guess from a block distribution of ranks.
+    out = ("0:  step starting\n"
+           "5: slurmstepd: error: Detected 1 oom-kill event(s) in StepId=4242.1. Some of your processes "
+           "may have been killed by the cgroup out-of-memory handler.\n"
+           "srun: error: gpu-02: task 5: Out Of Memory\n"
+           "0: slurmstepd: error: *** STEP 4242.1 ON gpu-01 CANCELLED AT 2026-11-20T10:30:00 ***\n")
+    d = analyze_bundle(make_bundle({"app/out.log": out}, state="OUT_OF_MEMORY", exit_code="0:125"))
+    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("host_oom", ["gpu-02"])
+    # A framework's global rank is not srun's task when srun started one launcher per node.
+    out = ("[rank1]: torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
+           "srun: error: gpu-02: task 1: Exited with exit code 1\n")
+    d = analyze_bundle(make_bundle({"app/out.log": out}, gpus_per_node=8))
+    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("gpu_oom", ["gpu-01"])
+
+
+def test_a_step_launch_refused_by_the_nodes_prolog_is_the_node(make_bundle):
+    out = ("srun: error: Task launch for StepId=4242.0 failed on node gpu-02: Job prolog failed\n"
+           "srun: error: Application launch failed: Job prolog failed\n"
+           "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.\n")
+    d = analyze_bundle(make_bundle({"app/out.log": out}))
+    assert (d["sub_domain"], d["outcome"], d["root_cause"]["nodes"]) == ("host", "infrastructure", ["gpu-02"])
+
+
+def test_a_gsp_timeout_after_a_fatal_nvlink_error_on_the_node_is_its_aftermath(make_bundle):
+    nvlink = ("Nov 20 10:20:00 gpu-02 kernel: NVRM: Xid (PCI:0000:48:00): 74, pid=1, name=python, NVLink: "
+              "fatal error detected on link 8(0x0, 0x0, 0x10000, 0x0, 0x0, 0x0, 0x0)\n")
+    gsp = ("Nov 20 10:23:00 gpu-02 kernel: NVRM: Xid (PCI:0000:0b:00): 119, pid=2, name=python, Timeout "
+           "after 45s of waiting for RPC response from GPU3 GSP! Expected function 76 (GSP_RM_CONTROL).\n")
+    d = analyze_bundle(make_bundle({"nodes/gpu-02/syslog": nvlink + gsp}))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("nvlink", "XID 74")
+    after = next(s for s in d["symptoms"] if s["code"] == "XID 119")
+    assert after["demoted_by"] == "aftermath"
+    # Alone, or first, the GSP timeout is the GPU's own fault.
+    d = analyze_bundle(make_bundle({"nodes/gpu-02/syslog": gsp}))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("gpu", "XID 119")
+    d = analyze_bundle(make_bundle({"nodes/gpu-02/syslog": gsp.replace("10:23", "10:19") + nvlink}))
+    assert all(s["demoted_by"] != "aftermath" for s in d["symptoms"])

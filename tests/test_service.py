@@ -473,7 +473,7 @@ SHOW_NODE = ("NodeName=gpu-01 Arch=x86_64 CoresPerSocket=1 CPUAlloc=0 CPUTot=2 C
              "CurrentWatts=0 AveWatts=0 ExtSensorsJoules=n/s ExtSensorsWatts=0 ExtSensorsTemp=n/s "
              "Reason=NHC: GPU 0 fell off the bus [root@2026-11-30T03:15:37]\n")
 EVENTS = {"events": [{"node": "gpu-01", "start": "2026-11-20T10:30:00+00:00", "end": None,
-                      "state": "DRAIN", "reason": "NHC: <b>GPU 0</b> fell off the bus", "user": "root"}]}
+                      "state": "DRAIN", "reason": "NHC: <b>GPU 0</b> fell off the bus | BMC: PSU 2 lost", "user": "root"}]}
 
 
 def _node_event_bundle() -> bytes:

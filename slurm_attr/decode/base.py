@@ -131,6 +131,16 @@ _TAG_LAYER = re.compile(r"\[[^\[\]]{1,120}\]:?(?:\s+|(?=\[)|$)")
 _MAX_LAYERS = 8
 
 
+_SRUN_LABEL = re.compile(r"(\d{1,5}):(?!\d)")
+
+
+def srun_label(line: str) -> str | None:
+    """The task id `srun --label` put in front of a line (`2: ...`), the outermost layer; None
+    without one. It is srun's task, which is not a framework's rank when srun starts a launcher."""
+    m = _SRUN_LABEL.match(line)
+    return m[1] if m else None
+
+
 def strip_rank(line: str) -> tuple[str, str | None]:
     """(the job's own text, the rank) with every launcher and collector prefix layer removed.
 

@@ -101,6 +101,7 @@ class Engine:
         for event in events:
             event.role = "interesting" if id(event) in live_ids else "context"
         self.companion_events(live)
+        self.aftermath(live)
         self.downstream_causes(live)
         self.teardown_after_scheduler_kill(live)
         self.cause_explains_symptoms(live)
@@ -242,6 +243,27 @@ class Engine:
                     changed.append(event)
         self.trace.add("correlate", "companion_events",
                        f"{len(changed)} events are the same fault seen by another subsystem", changed)
+
+    def aftermath(self, live: list[Event]) -> None:
+        """A cause that is the aftermath of an earlier fault on the same node (policy `aftermath`),
+        demoted below it even when its own priority is higher."""
+        changed = []
+        for spec in self.policy.get("aftermath") or []:
+            within = timedelta(seconds=float(spec["within_s"]))
+            for later in live:
+                if later.code not in spec["codes"] or later.base_role != "cause" or later.demoted_by:
+                    continue
+                root = next((e for e in sorted(live, key=Event.sort_key)
+                             if e is not later and e.base_role == "cause" and e.demoted_by is None
+                             and e.sub_domain in spec["after"] and e.code not in spec["codes"]
+                             and e.node is not None and e.node == later.node
+                             and e.time is not None and later.time is not None
+                             and timedelta(0) <= later.time - e.time <= within), None)
+                if root is not None:
+                    _demote(later, "aftermath", root)
+                    changed.append(later)
+        self.trace.add("correlate", "aftermath",
+                       f"{len(changed)} causes are the aftermath of an earlier fault on their node", changed)
 
     def downstream_causes(self, live: list[Event]) -> None:
         """A cause explained by an earlier, stronger root (e.g. a CUDA crash after a GPU fault)."""

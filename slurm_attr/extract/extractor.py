@@ -23,7 +23,14 @@ from slurm_attr.collect.files import (
     text_of,
 )
 from slurm_attr.decode import DECODERS, Classification, DecodeContext
-from slurm_attr.decode.base import RANK_PREFIX, normalize_pci, prefix_host, render, strip_rank
+from slurm_attr.decode.base import (
+    RANK_PREFIX,
+    normalize_pci,
+    prefix_host,
+    render,
+    srun_label,
+    strip_rank,
+)
 from slurm_attr.extract.timestamps import Clock, Stamp
 from slurm_attr.model import Coverage, Event, Observations, SourceRef, Workload
 from slurm_attr.ruleset import Pattern, Ruleset
@@ -214,6 +221,9 @@ class Extractor:
         pattern, fields, matched = found
         if rank is not None:
             fields.setdefault("rank", rank)
+        task = srun_label(text) if scan.origin == "app" else None
+        if task is not None:
+            fields.setdefault("srun_task", task)
         host = prefix_host(text) if scan.origin == "app" else None
         if host:
             fields.setdefault("prefix_host", host)
@@ -341,18 +351,30 @@ class Extractor:
     def _nodes_from_rank_hosts(self, events: list[Event]) -> None:
         """A rank's events that name no node take the host another line of the same rank named
         (an MPI abort banner, a launcher's `rank N ... on node H`): one rank runs on one host, and
-        a named host beats the guess from a block distribution of ranks."""
-        hosts: dict[str, str] = {}
+        a named host beats the guess from a block distribution of ranks. Likewise a line `srun
+        --label` marked with task N takes the host srun's own `H: task N: ...` line named."""
+        ranks: dict[str, str] = {}
+        tasks: dict[str, str] = {}
         for event in events:
-            rank = event.fields.get("rank")
-            if rank and event.node and "node_from" not in event.fields:
-                hosts.setdefault(rank, event.node)
+            if not event.node or "node_from" in event.fields:
+                continue
+            if event.fields.get("rank"):
+                ranks.setdefault(event.fields["rank"], event.node)
+            for task in _task_ids(event.fields.get("tasks", "")):
+                tasks.setdefault(task, event.node)
         for event in events:
-            rank = event.fields.get("rank")
-            guessed = event.node is None or event.fields.get("node_from") == _BLOCK_GUESS
-            if guessed and rank in hosts and hosts[rank] != event.node:
-                event.node = hosts[rank]
-                event.fields["node_from"] = f"rank {rank}'s host, named on another line"
+            if event.node is not None and event.fields.get("node_from") != _BLOCK_GUESS:
+                continue
+            rank, task = event.fields.get("rank"), event.fields.get("srun_task")
+            if task in tasks:
+                host, how = tasks[task], f"srun task {task}'s host, named by srun"
+            elif rank in ranks:
+                host, how = ranks[rank], f"rank {rank}'s host, named on another line"
+            else:
+                continue
+            if host != event.node:
+                event.node = host
+                event.fields["node_from"] = how
 
     def _context(self, buf: bytes, start: int, end: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """Two lines either side of a hit, for showing the evidence in context."""
@@ -374,3 +396,17 @@ class Extractor:
             if stamp.when is not None:
                 return stamp.when
         return None
+
+
+def _task_ids(tasks: str, most: int = 4096) -> list[str]:
+    """`0,2-3` -> ["0", "2", "3"] (srun's task list); empty for anything else."""
+    out: list[str] = []
+    for part in tasks.split(","):
+        low, _, high = part.strip().partition("-")
+        if not low.isdigit() or (high and not high.isdigit()):
+            return []
+        first, last = int(low), int(high or low)
+        if last < first or len(out) + last - first >= most:
+            return []
+        out += [str(i) for i in range(first, last + 1)]
+    return out

@@ -429,8 +429,10 @@ def metric_counts(store: Store) -> dict:
     return {"diagnoses": [tuple(r) for r in diagnoses], "queue": dict(queue)}
 
 
-def list_nodes(store: Store, f: Filters, limit: int = 5000) -> list[dict]:
-    """Every node implicated in the window: failures, the most common sub-domain, the last one."""
+def list_nodes(store: Store, f: Filters, limit: int | None = 5000) -> list[dict]:
+    """Every node implicated in the window: failures, the most common sub-domain (ties go to the
+    first name), the last one; most failures first. The static site and the dashboard both list
+    nodes with this."""
     rows = _base_rows(f).subquery()
     pairs = (select(DiagnosisNode.node, rows.c.sub_domain, func.count().label("n"),
                     func.max(rows.c.end).label("last_end"))
@@ -444,12 +446,12 @@ def list_nodes(store: Store, f: Filters, limit: int = 5000) -> list[dict]:
         entry = nodes.setdefault(node, {"node": node, "failures": 0, "top": sub_domain, "top_n": 0,
                                         "last_end": last})
         entry["failures"] += n
-        if (n, sub_domain) > (entry["top_n"], entry["top"]) or entry["top_n"] == 0:
+        if n > entry["top_n"] or (n == entry["top_n"] and (sub_domain or "") < (entry["top"] or "")):
             entry["top"], entry["top_n"] = sub_domain, n
         if last is not None and (entry["last_end"] is None or last > entry["last_end"]):
             entry["last_end"] = last
     ordered = sorted(nodes.values(), key=lambda e: (-e["failures"], e["node"]))
-    return ordered[:limit]
+    return ordered if limit is None else ordered[:limit]
 
 
 def node_timelines(store: Store, nodes: list[str], f: Filters, per_node: int = 100) -> dict[str, dict]:

@@ -25,6 +25,7 @@ from slurm_attr.private_cache import PrivateCache
 from slurm_attr.report.query import (
     Filters,
     coverage_gaps,
+    list_nodes,
     load_dead_letters,
     load_documents,
     load_nodes,
@@ -299,26 +300,12 @@ def write_site(store: Store, df: pd.DataFrame, f: Filters, out: Path, *,
         (out / name).write_text(template.render(root="", rows=rows_markup(chunk, ""), page=i,
                                                 n_pages=len(pages), total=len(html), **ctx))
     (out / "nodes.html").write_text(env.get_template("nodes.html").render(
-        root="", nodes=_nodes_index(df, nodes), **ctx))
+        root="", nodes=list_nodes(store, f, limit=None), **ctx))
     job_rows = df.head(max_job_pages) if not df.empty else df
     _write_job_pages(env, store, job_rows, out, ctx)
     node_pages = _write_node_pages(env, store, df, nodes, rows, out, ctx)
     return {"job_pages": len(job_rows), "table_pages": len(pages), "node_pages": node_pages,
             "rows": len(table)}
-
-
-def _nodes_index(df: pd.DataFrame, nodes: pd.DataFrame) -> list[dict[str, Any]]:
-    """Every implicated node: failures, its most common sub-domain, its last failure."""
-    if df.empty or nodes.empty:
-        return []
-    joined = nodes.merge(df[["diagnosis_id", "sub_domain", "end"]], on="diagnosis_id")
-    pairs = joined.groupby(["node", "sub_domain"]).size().rename("n").reset_index()
-    top = pairs.sort_values(["node", "n", "sub_domain"], ascending=[True, False, True]) \
-        .drop_duplicates("node").set_index("node")["sub_domain"]
-    per = joined.groupby("node").agg(failures=("diagnosis_id", "size"), last_end=("end", "max"))
-    per = per.join(top.rename("top")).reset_index().sort_values(["failures", "node"], ascending=[False, True])
-    return [{"node": r.node, "failures": int(r.failures), "top": r.top, "last_end": r.last_end}
-            for r in per.itertuples()]
 
 
 def _write_job_pages(env: Environment, store: Store, rows: pd.DataFrame, out: Path,

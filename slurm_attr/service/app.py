@@ -152,7 +152,7 @@ class Reads:
         self.engine = store.engine
         self.limiter: anyio.CapacityLimiter | None = None
         if store.engine.dialect.name == "postgresql":
-            self.engine = create_engine(store.engine.url, pool_size=READ_CONNECTIONS, max_overflow=8,
+            self.engine = create_engine(store.engine.url, pool_size=READ_CONNECTIONS, max_overflow=0,
                                         isolation_level="AUTOCOMMIT")
             self.limiter = anyio.CapacityLimiter(READ_CONNECTIONS)
 

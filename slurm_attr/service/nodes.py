@@ -18,7 +18,7 @@ from sqlalchemy import select
 from slurm_attr.collect.confine import valid_hostname
 from slurm_attr.config import Settings
 from slurm_attr.scope.slurm import SlurmError, run
-from slurm_attr.store.models import EventRow
+from slurm_attr.store.models import DiagnosisDocument, EventRow
 from slurm_attr.store.repository import Store
 
 TTL_S = 5.0  # how long an answer of scontrol is reused
@@ -91,17 +91,19 @@ class NodeStates:
         return {"source": "scontrol", **parsed, "as_of": datetime.now(UTC).isoformat()}, None
 
     def _recorded(self, node: str) -> dict[str, Any]:
-        """The latest DOWN/DRAIN/FAIL a stored diagnosis holds for the node."""
-        stmt = (select(EventRow.time, EventRow.source_text).where(
-            EventRow.node == node, EventRow.kind == "node_state_change")
-            .order_by(EventRow.time.desc()).limit(1))
+        """The latest DOWN/DRAIN/FAIL a stored diagnosis holds for the node, read from the
+        event's structured fields in that diagnosis's document (the event row keeps only the
+        display text, and a reason may hold any character)."""
+        stmt = (select(EventRow.time, EventRow.position, DiagnosisDocument.document)
+                .join(DiagnosisDocument, DiagnosisDocument.diagnosis_id == EventRow.diagnosis_id)
+                .where(EventRow.node == node, EventRow.kind == "node_state_change")
+                .order_by(EventRow.time.desc()).limit(1))
         with self.store.engine.connect() as conn:
             row = conn.execute(stmt).first()
         if row is None:
             return {"source": "recorded", "state": None, "reason": None, "as_of": None}
-        # node|start|state|reason|user, as connectors/sacctmgr_events.py writes it
-        parts = row[1].split("|")
-        state = parts[2] if len(parts) >= 5 else None
-        reason = "|".join(parts[3:-1]) if len(parts) >= 5 else None
-        when = row[0].replace(tzinfo=row[0].tzinfo or UTC).isoformat() if row[0] else None
-        return {"source": "recorded", "state": state, "reason": reason, "as_of": when}
+        when, position, document = row
+        event = next((e for e in document.get("symptoms", []) if e.get("id") == position), None)
+        fields = event.get("fields", {}) if event else {}
+        return {"source": "recorded", "state": fields.get("state"), "reason": fields.get("reason"),
+                "as_of": when.replace(tzinfo=when.tzinfo or UTC).isoformat() if when else None}
