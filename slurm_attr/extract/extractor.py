@@ -360,12 +360,12 @@ class Extractor:
                 continue
             if event.fields.get("rank"):
                 ranks.setdefault(event.fields["rank"], event.node)
-            for task in _task_ids(event.fields.get("tasks", "")):
-                tasks.setdefault(task, event.node)
+            for listed in _task_ids(event.fields.get("tasks", "")):
+                tasks.setdefault(listed, event.node)
         for event in events:
             if event.node is not None and event.fields.get("node_from") != _BLOCK_GUESS:
                 continue
-            rank, task = event.fields.get("rank"), event.fields.get("srun_task")
+            rank, task = event.fields.get("rank", ""), event.fields.get("srun_task", "")
             if task in tasks:
                 host, how = tasks[task], f"srun task {task}'s host, named by srun"
             elif rank in ranks:
