@@ -26,8 +26,8 @@ from slurm_attr.collect.files import (
     ReadLimits,
     ReadStats,
     iter_blocks,
-    seek_before,
 )
+from slurm_attr.collect.window import Window, head_time, line_time, tail_time, until_past, window_start
 from slurm_attr.config import Settings
 from slurm_attr.connectors.slurm import gather_sources
 from slurm_attr.extract.extractor import Extractor
@@ -38,8 +38,6 @@ from slurm_attr.scope.slurm import NodeEvent, SlurmClient, SlurmError
 from slurm_attr.scope.static import COVERAGE, EVENTS, MAX_EVENT_TEXT, MAX_EVENTS
 
 log = logging.getLogger("slurm_attr.export")
-Window = tuple[datetime, datetime]
-_STAMP_LINES = 30  # lines looked at for a block's first and last time
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
 JSON_ROOM = 8 << 20  # kept from the logs' share of the cap for workload.json and events.json
 _TEXT = MAX_EVENT_TEXT
@@ -241,14 +239,14 @@ def _whole(path: Path, stats: ReadStats) -> Iterator[bytes]:
 
 
 def cut(path: Path, stats: ReadStats, clock: Clock, window: Window) -> Iterator[bytes]:
-    """The lines of a log inside `window`. Blocks wholly before it are skipped, reading stops at
-    the first block that starts after it, and only the blocks at its edges are looked at line by
-    line; a line without a time of its own goes with the line before it, and a file without
+    """The lines of a log inside `window`, from the windowed reader's blocks (collect.window):
+    blocks wholly inside are kept whole and only the blocks at the window's edges are cut line
+    by line; a line without a time of its own goes with the line before it, and a file without
     times (raw dmesg, say) is kept whole."""
     keep = True
-    for block in iter_blocks(path, stats, _entry(path, clock, window)):
-        first, last = _first(block.split(b"\n")[:_STAMP_LINES], clock), \
-            _first(block[-(1 << 16):].split(b"\n")[::-1][:_STAMP_LINES], clock)
+    blocks = iter_blocks(path, stats, window_start(path, clock, window))
+    for block in until_past(blocks, clock, window[1]):
+        first, last = head_time(block, clock), tail_time(block, clock)
         if last is not None and last < window[0]:
             keep = False
             continue
@@ -267,24 +265,10 @@ def cut(path: Path, stats: ReadStats, clock: Clock, window: Window) -> Iterator[
 def _lines_inside(block: bytes, clock: Clock, window: Window, keep: bool) -> tuple[bytes, bool, bool]:
     out, past = [], False
     for line in block[:-1].split(b"\n"):  # a block is whole lines, each ending with a newline
-        when = _time(line, clock)
+        when = line_time(line, clock)
         if when is not None:
             keep = window[0] <= when <= window[1]
             past = past or when > window[1]
         if keep:
             out.append(line + b"\n")
     return b"".join(out), keep, past
-
-
-def _time(line: bytes, clock: Clock) -> datetime | None:
-    stamp = clock.parse(line[:200].decode("utf-8", "replace"))
-    return stamp.when if stamp.quality not in ("none", "boot_relative") else None
-
-
-def _first(lines: list[bytes], clock: Clock) -> datetime | None:
-    return next((t for t in (_time(x, clock) for x in lines) if t is not None), None)
-
-
-def _entry(path: Path, clock: Clock, window: Window) -> int:
-    """A line start at or before the window's start in a big plain file (0 otherwise)."""
-    return seek_before(path, window[0], lambda lines: _first(lines[:_STAMP_LINES], clock))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +19,9 @@ from slurm_attr.collect.files import (
     ReadStats,
     count_lines,
     iter_blocks,
-    seek_before,
     text_of,
 )
+from slurm_attr.collect.window import STAMP_LINES, until_past, window_start
 from slurm_attr.decode import DECODERS, Classification, DecodeContext
 from slurm_attr.decode.base import (
     RANK_PREFIX,
@@ -42,7 +42,6 @@ _LOOKBACK_BYTES = 64 << 10  # earlier text kept for multi-line messages across b
 # once a block ends past the window. The slack absorbs lines written slightly out of order.
 _WINDOW_SLACK = timedelta(minutes=10)
 _WINDOWED_ORIGINS = ("node", "controller")
-_STAMP_SCAN_LINES = 30
 _CARRY_LINES = 50
 _CONTEXT_LINES = 2
 _BLOCK_GUESS = "rank (block distribution)"  # a node guessed from the rank alone
@@ -125,13 +124,14 @@ class Extractor:
         stats = ReadStats(budget=scan.budget)
         prefilter = self.prefilters[scan.origin]
         windowed = scan.origin in _WINDOWED_ORIGINS
-        start = self._window_start(path, scan) if windowed else 0
+        start = window_start(path, scan.clock, self.window) if windowed else 0
         line_base = count_lines(path, start) if start else 0
         tail = b""
         first_block = True
         last_block = b""
         first_event = len(obs.events)
-        for block in iter_blocks(path, stats, start):
+        blocks = iter_blocks(path, stats, start)
+        for block in until_past(blocks, scan.clock, self.window[1]) if windowed else blocks:
             if first_block:
                 self._head_stamps(block, scan)
                 first_block = False
@@ -154,8 +154,6 @@ class Extractor:
             line_base += block.count(b"\n")
             tail = buf[-_LOOKBACK_BYTES:]
             last_block = block
-            if windowed and self._after_window(block, scan):
-                break
         self._tail_stamps(last_block, scan)
         if scan.origin == "app":
             self._nodes_from_rank_hosts(obs.events[first_event:])
@@ -167,31 +165,15 @@ class Extractor:
             obs.error(scan.coverage.collector, problem, scan.relpath)
             scan.coverage.notes.append(f"{scan.relpath}: {problem}")
 
-    def _first_time(self, lines: list[bytes], scan: FileScan) -> datetime | None:
-        for raw in lines[:_STAMP_SCAN_LINES]:
-            stamp = scan.clock.parse(text_of(raw)[0])
-            if stamp.when is not None and stamp.quality != "boot_relative":
-                return stamp.when
-        return None
-
-    def _window_start(self, path: Path, scan: FileScan) -> int:
-        """A line start at or a little before the window's start in a big plain file."""
-        return seek_before(path, self.window[0], lambda lines: self._first_time(lines, scan))
-
-    def _after_window(self, block: bytes, scan: FileScan) -> bool:
-        lines = block[-(1 << 16):].split(b"\n")[-_STAMP_SCAN_LINES:]
-        when = self._first_time(list(reversed(lines)), scan)
-        return when is not None and when > self.window[1]
-
     def _head_stamps(self, block: bytes, scan: FileScan) -> None:
-        for raw in block[: 1 << 16].split(b"\n")[:_STAMP_SCAN_LINES]:
+        for raw in block[: 1 << 16].split(b"\n")[:STAMP_LINES]:
             stamp = self._stamp(text_of(raw)[0], scan)
             if stamp.when is not None:
                 scan.coverage.saw(stamp.when)
                 return
 
     def _tail_stamps(self, block: bytes, scan: FileScan) -> None:
-        for raw in reversed(block[-(1 << 16):].split(b"\n")[-_STAMP_SCAN_LINES:]):
+        for raw in reversed(block[-(1 << 16):].split(b"\n")[-STAMP_LINES:]):
             stamp = scan.clock.parse(text_of(raw)[0])
             if stamp.when is not None:
                 scan.coverage.saw(stamp.when)
