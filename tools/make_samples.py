@@ -707,10 +707,87 @@ def s_exit_only() -> Job:
     return job
 
 
+def s_xid31_user_fault() -> Job:
+    """The job's own kernel reads a bad address: Xid 31 names the job's process, and the job's
+    output says illegal memory access. The code's fault, not the GPU's."""
+    s = start_time(13, 10)
+    job = Job("xid31-user-mmu-fault", "gpu-[651-652]", s, s + timedelta(minutes=47), "FAILED", "1:0", 875120,
+              seed=651, user="zed")
+    sec = 2500
+    job.kernel("gpu-652", sec, "NVRM: Xid (PCI:0000:3b:00): 31, pid=61234, name=python3, Ch 00000018, intr "
+               "00000000. MMU Fault: ENGINE GRAPHICS GPCCLIENT_T1_3 faulted @ 0x7f2a_3c000000. Fault is of "
+               "type FAULT_PDE ACCESS_TYPE_VIRT_READ")
+    job.app(sec + 1, "[rank11]: Traceback (most recent call last):")
+    job.app(sec + 1, '[rank11]:   File "/workspace/custom_ops/gather.py", line 88, in forward')
+    job.app(sec + 1, "[rank11]: RuntimeError: CUDA error: an illegal memory access was encountered")
+    nccl_cascade(job, 11, sec)
+    job.expected = {"outcome": "application", "sub_domain": "application"}
+    return job
+
+
+def s_lustre() -> Job:
+    """A client loses its Lustre servers (LNet timeouts, ptlrpc requests failing); its ranks stop
+    in I/O and every other rank's collective times out."""
+    s = start_time(12, 3)
+    job = Job("lustre-client-evicted", "gpu-[661-664]", s, s + timedelta(hours=5, minutes=30), "FAILED", "1:0",
+              874900, seed=661, user="ada", syslog_style="iso")
+    sec = 15000
+    job.kernel("gpu-663", sec, "LNetError: 2431:0:(o2iblnd_cb.c:3399:kiblnd_check_txs_locked()) Timed out tx: "
+               "tx_queue, 12 seconds")
+    job.kernel("gpu-663", sec + 1, "LNetError: 2431:0:(o2iblnd_cb.c:3474:kiblnd_check_conns()) Timed out RDMA "
+               "with 10.20.0.5@o2ib (62): c: 0, oc: 0, rc: 8")
+    job.kernel("gpu-663", sec + 30, "Lustre: 2449:0:(client.c:2146:ptlrpc_expire_one_request()) @@@ Request "
+               "sent has timed out for slow reply: [sent 1700000000/real 1700000000]  req@ffff8a0e1 "
+               "x1780000000000/t0(0) o4->scratch-OST0007-osc-ffff8a0e2@10.20.0.5@o2ib:6/4 lens 488/448 e 0 "
+               "to 1 dl 1700000045 ref 2 fl Rpc:X/0/ffffffff rc 0/-1")
+    job.kernel("gpu-663", sec + 95, "LustreError: 11-0: scratch-OST0007-osc-ffff8a0e2: operation ost_write "
+               "to node 10.20.0.5@o2ib failed: rc = -107")
+    job.kernel("gpu-663", sec + 96, "LustreError: 167-0: scratch-OST0007-osc-ffff8a0e2: This client was "
+               "evicted by scratch-OST0007; in progress operations using this service will fail.")
+    nccl_cascade(job, 20, sec + 60)
+    job.expected = {"outcome": "infrastructure", "sub_domain": "storage",
+                    "root_cause": {"nodes": ["gpu-663"]}}
+    return job
+
+
+def s_ecc_in_output() -> Job:
+    """No kernel log reached us; the job's output says which host's GPU had the uncorrectable
+    ECC error (NCCL's host:pid:tid prefix), and that rank's later OOM is the same fault."""
+    s = start_time(11, 18)
+    job = Job("ecc-in-job-output", "dgx-[20-23]", s, s + timedelta(hours=9, minutes=12), "FAILED", "1:0",
+              874700, seed=2021, user="bea")
+    job.missing_nodes = set(job.nodes)
+    sec = 31000
+    job.app(sec, "dgx-22:90512:91033 [4] include/alloc.h:114 NCCL WARN Cuda failure 'uncorrectable ECC "
+                 "error encountered'")
+    job.app(sec + 0.5, "[rank20]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. "
+                       "GPU 4 has a total capacity of 79.10 GiB of which 0 bytes is free.")
+    nccl_cascade(job, 20, sec)
+    job.expected = {"outcome": "hardware", "sub_domain": "gpu_memory", "root_cause": {"nodes": ["dgx-22"]}}
+    return job
+
+
+def s_node_failure_in_output() -> Job:
+    """The node died; only srun's line names it (no controller log, no logs from that node)."""
+    s = start_time(10, 7)
+    job = Job("node-failure-in-output", "cn[1101-1104]", s, s + timedelta(hours=2, minutes=5), "NODE_FAIL",
+              "0:0", 874500, seed=1101, user="cyd")
+    job.missing_nodes = {"cn1103"}
+    sec = 7300
+    job.app(sec, "srun: error: Node failure on cn1103")
+    job.app(sec + 1, f"slurmstepd: error: *** STEP {job.job_id}.0 ON cn1101 CANCELLED AT "
+                     f"{job.local(job.at(sec + 1)):%Y-%m-%dT%H:%M:%S} DUE TO NODE FAILURE, SEE SLURMCTLD "
+                     "LOG FOR DETAILS ***")
+    job.app(sec + 2, "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.")
+    job.expected = {"outcome": "hardware", "sub_domain": "host", "root_cause": {"nodes": ["cn1103"]}}
+    return job
+
+
 SCENARIOS = [s_xid149_nvlink, s_xid79, s_xid48, s_xid74, s_sxid, s_ib_link, s_nfs, s_enospc, s_kernel_panic,
              s_app_exception, s_cuda_oom, s_host_oom, s_timeout, s_preempted, s_cancelled, s_ambiguous,
              s_missing_logs, s_gsp, s_node_down_admin, s_gpu_lost_no_xid, s_nic_module_fault,
-             s_hung_task_nfs, s_desync, s_time_limit_signal, s_exit_only]
+             s_hung_task_nfs, s_desync, s_time_limit_signal, s_exit_only, s_xid31_user_fault, s_lustre,
+             s_ecc_in_output, s_node_failure_in_output]
 
 
 if __name__ == "__main__":
