@@ -596,3 +596,21 @@ def test_a_gsp_timeout_after_a_fatal_nvlink_error_on_the_node_is_its_aftermath(m
     assert (d["sub_domain"], d["root_cause"]["code"]) == ("gpu", "XID 119")
     d = analyze_bundle(make_bundle({"nodes/gpu-02/syslog": gsp.replace("10:23", "10:19") + nvlink}))
     assert all(s["demoted_by"] != "aftermath" for s in d["symptoms"])
+
+
+def test_the_fabric_refusing_nvls_or_not_ready_is_the_nodes_nvlink_setup(make_bundle):
+    for out in ("Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152:\n"
+                "CUDA error 401 'the operation cannot be performed in the present state'.\n",
+                "gpu-02: Test CUDA failure common.cu:941 'system not yet initialized'\n"):
+        d = analyze_bundle(make_bundle({"app/out.log": out}, nodes="gpu-02"))
+        assert (d["sub_domain"], d["outcome"]) == ("nvlink", "infrastructure"), out
+
+
+def test_nccls_cuda_failure_text_names_a_memory_fault_and_explains_the_oom_after_it(make_bundle):
+    out = ("gpu-02:90512:91033 [4] include/alloc.h:114 NCCL WARN Cuda failure 'uncorrectable ECC error "
+           "encountered'\n"
+           "[rank12]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB.\n")
+    d = analyze_bundle(make_bundle({"app/out.log": out}, gpus_per_node=8))
+    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("gpu_memory", ["gpu-02"])
+    oom = next(s for s in d["symptoms"] if s["kind"] == "cuda_oom")
+    assert oom["demoted_by"] == "downstream_causes"
