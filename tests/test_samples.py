@@ -75,3 +75,11 @@ def test_diagnosis_is_byte_identical_whatever_the_file_order(tmp_path):
             shutil.copyfile(src, dst)
     assert dumps(analyze_bundle(copy)) == first
     assert dumps(analyze_bundle(bundle)) == first
+
+
+def test_the_document_bytes_are_jsons_canonical_form():
+    # dumps() writes with orjson; the contract is json.dumps(sort_keys, indent=2, no ASCII escapes).
+    for bundle in sample_dirs():
+        d = analyze_bundle(bundle)
+        d["verdict"] += " — ünïcode 中文 \U0001f525 \"quoted\" back\\slash \t tab"
+        assert dumps(d) == json.dumps(d, sort_keys=True, indent=2, ensure_ascii=False) + "\n", bundle.name

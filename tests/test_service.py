@@ -16,6 +16,7 @@ import tarfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 import httpx
@@ -340,8 +341,13 @@ def test_list_pages_with_a_cursor_and_filters(service, sample_diagnoses):
     assert all(d["outcome"] == "hardware" for d in count(outcome="hardware"))
     assert [d["job_id"] for d in count(q="881977")] == ["881977"]
     assert count(q="XID 79")[0]["root_code"] == "XID 79"
-    doc = read.get(count(q="881977")[0]["url"])
+    row = count(q="881977")[0]
+    doc = read.get(row["url"])
     assert doc.status_code == 200 and doc.json()["workload"]["job_id"] == "881977"
+    w = doc.json()["workload"]  # the row's times and hours, whichever database answered
+    assert datetime.fromisoformat(row["end"]) == datetime.fromisoformat(w["end"])
+    assert row["end"].endswith("+00:00") and row["start"].endswith("+00:00")
+    assert row["gpu_hours"] == round(len(w["nodes"]) * w["gpus_per_node"] * w["elapsed_s"] / 3600, 3)
     for bad in ({"since": "yesterday"}, {"cursor": "garbage!"}, {"limit": 0}, {"limit": 5000}):
         r = read.get("/v1/diagnoses", params=bad)
         assert 400 <= r.status_code < 500 and r.json()["detail"], bad

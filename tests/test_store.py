@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+import json
+from datetime import datetime, timedelta
 
 import pytest
 from conftest import sample_dirs
@@ -127,3 +129,38 @@ def test_reanalysis_with_new_rules_keeps_history_or_replaces_by_choice(tmp_path)
     assert local != builtin and current
     run("--keep-history")
     assert stored() == [(local, False), (builtin, True)]
+
+
+def test_times_with_an_offset_are_stored_in_utc_and_old_sqlite_rows_are_mended(tmp_path):
+    from alembic import command
+    from sqlalchemy import create_engine, text
+
+    from slurm_attr.report.query import Filters, list_diagnoses
+    from slurm_attr.store.repository import alembic_config
+
+    d = analyze_bundle(next(b for b in sample_dirs() if b.name == "xid79-gpu-off-bus"))  # Chicago
+    assert d["workload"]["end"].endswith("-06:00")
+    end = datetime.fromisoformat(d["workload"]["end"])
+    old = f"sqlite:///{tmp_path / 'old.db'}"
+    command.upgrade(alembic_config(old), "0005")
+    engine = create_engine(old)  # what the store wrote before 0006: the wall clock, offset dropped
+    with engine.begin() as conn:
+        conn.execute(text("INSERT INTO clusters (id, name) VALUES (1, 'c')"))
+        conn.execute(text("INSERT INTO attempts (id, cluster_id, job_id, attempt, name, user_name, partition, "
+                          "nodelist, n_nodes, gpus_per_node, start_time, end_time, elapsed_s, state, exit_code) "
+                          "VALUES (1, 1, '9', 0, '', '', '', '', 0, 0, :s, :e, 0, 'FAILED', '1:0')"),
+                     {"s": d["workload"]["start"][:19].replace("T", " "), "e": d["workload"]["end"][:19].replace("T", " ")})
+        conn.execute(text("INSERT INTO diagnoses (id, attempt_id, is_current, ruleset_version, document_hash, "
+                          "created_at, outcome, sub_domain, evidence_status, verdict, coverage_ok) "
+                          "VALUES (1, 1, 1, 'r', 'h', '2026-11-01', 'hardware', 'gpu', 'established', 'v', 1)"))
+        conn.execute(text("INSERT INTO diagnosis_documents (diagnosis_id, document) VALUES (1, :doc)"),
+                     {"doc": json.dumps(d)})
+    engine.dispose()
+    window = Filters(end - timedelta(minutes=1), end + timedelta(minutes=1))
+    with Store.open(old) as store:  # upgraded to 0006 on opening
+        rows, _ = list_diagnoses(store, window)
+        assert [r["end"] for r in rows] == [end]
+    with Store.open(f"sqlite:///{tmp_path / 'new.db'}") as store:  # and stored so from now on
+        store.save_diagnosis(d)
+        rows, _ = list_diagnoses(store, window)
+        assert [r["end"] for r in rows] == [end]

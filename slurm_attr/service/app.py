@@ -27,7 +27,7 @@ from fastapi import Depends, FastAPI, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, Field
-from sqlalchemy import create_engine, text
+from sqlalchemy import text
 from starlette.concurrency import run_in_threadpool
 
 from slurm_attr.analyze import analyze_bundle
@@ -55,7 +55,7 @@ from slurm_attr.service.archive import (
 from slurm_attr.service.auth import COOKIE, Tokens, allows
 from slurm_attr.service.nodes import NodeStates, valid_node
 from slurm_attr.store import queue
-from slurm_attr.store.repository import Store
+from slurm_attr.store.repository import Store, make_engine
 
 log = logging.getLogger("slurm_attr.service")
 GZIP_TYPES = {"application/gzip", "application/x-gzip", "application/x-tar+gzip",
@@ -152,8 +152,9 @@ class Reads:
         self.engine = store.engine
         self.limiter: anyio.CapacityLimiter | None = None
         if store.engine.dialect.name == "postgresql":
-            self.engine = create_engine(store.engine.url, pool_size=READ_CONNECTIONS, max_overflow=0,
-                                        isolation_level="AUTOCOMMIT")
+            self.engine = make_engine(store.engine.url.render_as_string(hide_password=False),
+                                      pool_size=READ_CONNECTIONS, max_overflow=0,
+                                      isolation_level="AUTOCOMMIT")
             self.limiter = anyio.CapacityLimiter(READ_CONNECTIONS)
 
     def dispose(self) -> None:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy import (
     JSON,
@@ -16,7 +17,23 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
 )
+from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.types import TypeDecorator
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A time stored in UTC. SQLite keeps a datetime's wall clock and drops its offset, so an end
+    of 14:10-06:00 would come back as 14:10 UTC; converting on the way in keeps both databases
+    (and every comparison with a bound time) right."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: Any, dialect: Dialect) -> Any:
+        if isinstance(value, datetime) and value.tzinfo is not None:
+            return value.astimezone(UTC)
+        return value
 
 
 class Base(DeclarativeBase):
@@ -36,8 +53,9 @@ class Attempt(Base):
     __table_args__ = (
         UniqueConstraint("cluster_id", "job_id", "attempt", name="uq_attempt"),
         Index("ix_attempts_end", "end_time"),
-        Index("ix_attempts_user", "user_name"),
-        Index("ix_attempts_partition", "partition"),
+        # A user's or a partition's newest attempts straight from the index, already in order.
+        Index("ix_attempts_user_end", "user_name", "end_time"),
+        Index("ix_attempts_partition_end", "partition", "end_time"),
     )
     id: Mapped[int] = mapped_column(primary_key=True)
     cluster_id: Mapped[int] = mapped_column(ForeignKey("clusters.id"))
@@ -49,8 +67,8 @@ class Attempt(Base):
     nodelist: Mapped[str] = mapped_column(Text, default="")
     n_nodes: Mapped[int] = mapped_column(Integer, default=0)
     gpus_per_node: Mapped[int] = mapped_column(Integer, default=0)
-    start_time: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    end_time: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    start_time: Mapped[datetime] = mapped_column(UTCDateTime())
+    end_time: Mapped[datetime] = mapped_column(UTCDateTime())
     elapsed_s: Mapped[float] = mapped_column(Float, default=0.0)
     state: Mapped[str] = mapped_column(String(32))
     exit_code: Mapped[str] = mapped_column(String(32), default="")
@@ -70,14 +88,14 @@ class Diagnosis(Base):
     is_current: Mapped[bool] = mapped_column(Boolean, default=True)
     ruleset_version: Mapped[str] = mapped_column(String(32))
     document_hash: Mapped[str] = mapped_column(String(64))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     outcome: Mapped[str] = mapped_column(String(32))
     sub_domain: Mapped[str] = mapped_column(String(32))
     evidence_status: Mapped[str] = mapped_column(String(32))
     verdict: Mapped[str] = mapped_column(Text)
     root_code: Mapped[str | None] = mapped_column(String(128))
     root_kind: Mapped[str | None] = mapped_column(String(64))
-    root_time: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    root_time: Mapped[datetime | None] = mapped_column(UTCDateTime())
     action: Mapped[str | None] = mapped_column(Text)  # the suggested next step, for the reports
     coverage_ok: Mapped[float] = mapped_column(Float, default=1.0)
     attempt: Mapped[Attempt] = relationship(back_populates="diagnoses")
@@ -116,7 +134,7 @@ class EventRow(Base):
     kind: Mapped[str] = mapped_column(String(64))
     code: Mapped[str | None] = mapped_column(String(128))
     node: Mapped[str | None] = mapped_column(String(128))
-    time: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    time: Mapped[datetime | None] = mapped_column(UTCDateTime())
     role: Mapped[str] = mapped_column(String(16))
     demoted_by: Mapped[str | None] = mapped_column(String(64))
     sub_domain: Mapped[str | None] = mapped_column(String(32))
@@ -157,14 +175,14 @@ class QueueEntry(Base):
     entry: Mapped[str] = mapped_column(String(128))
     job_id: Mapped[str] = mapped_column(String(64))
     attempt: Mapped[int] = mapped_column(Integer, default=0)  # restart count as reported
-    ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))  # when the epilog ran
+    ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime())  # when the epilog ran
     state: Mapped[str] = mapped_column(String(16), default="pending")  # pending|leased|done|dead
     payload: Mapped[dict] = mapped_column(JSON)
     tries: Mapped[int] = mapped_column(Integer, default=0)
-    not_before: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    not_before: Mapped[datetime] = mapped_column(UTCDateTime())
+    lease_until: Mapped[datetime | None] = mapped_column(UTCDateTime())
     lease_owner: Mapped[str | None] = mapped_column(String(128))  # host:pid of the worker
     source: Mapped[str] = mapped_column(String(16), default="epilog")  # epilog|backfill|manual
     last_error: Mapped[str | None] = mapped_column(Text)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime())

@@ -12,6 +12,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+import orjson
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import Engine, String, create_engine, delete, event, insert, make_url, select, text, update
@@ -58,10 +59,17 @@ def resolve_url(url: str | None) -> str:
     return url or config.load().db
 
 
-def make_engine(url: str, *, foreign_keys: bool = True) -> Engine:
+def make_engine(url: str, *, foreign_keys: bool = True, **options: Any) -> Engine:
     """foreign_keys=False is for migrations: SQLite rebuilds a table to alter it, and dropping the
-    old copy with foreign keys on would cascade-delete the rows that refer to it."""
-    engine = create_engine(url, future=True)
+    old copy with foreign keys on would cascade-delete the rows that refer to it. `options` go to
+    create_engine (a pool's size, an isolation level)."""
+    if make_url(url).get_backend_name() == "postgresql":
+        # Times come back in the session's zone: UTC, as SQLite gives them, whatever the
+        # server's TimeZone, so every reader and every API answer says +00:00.
+        options.setdefault("connect_args", {"options": "-c TimeZone=UTC"})
+    # Documents are read far more often than written (the service, the reports): orjson parses
+    # them in a third of json's time, into the same objects.
+    engine = create_engine(url, future=True, json_deserializer=orjson.loads, **options)
     if engine.dialect.name == "sqlite":
 
         @event.listens_for(engine, "connect")
