@@ -348,7 +348,8 @@ def test_list_pages_with_a_cursor_and_filters(service, sample_diagnoses):
     assert datetime.fromisoformat(row["end"]) == datetime.fromisoformat(w["end"])
     assert row["end"].endswith("+00:00") and row["start"].endswith("+00:00")
     assert row["gpu_hours"] == round(len(w["nodes"]) * w["gpus_per_node"] * w["elapsed_s"] / 3600, 3)
-    for bad in ({"since": "yesterday"}, {"cursor": "garbage!"}, {"limit": 0}, {"limit": 5000}):
+    for bad in ({"since": "yesterday"}, {"cursor": "garbage!"}, {"limit": 0}, {"limit": 5000},
+                {"user": ",".join(f"u{i}" for i in range(101))}):
         r = read.get("/v1/diagnoses", params=bad)
         assert 400 <= r.status_code < 500 and r.json()["detail"], bad
 

@@ -192,9 +192,19 @@ def load_dead_letters(store: Store) -> pd.DataFrame:
 # ---------------------------------------------------------------------------- service queries
 # Small, indexed queries for the HTTP service and the live dashboard: one page of rows, one
 # document, one node, counts. Unlike load_frame they never read a whole window into memory.
+MAX_FILTER_VALUES = 100  # values one filter may list (each is a parameter of the statement)
+
+
 def _list_of(value: str | None) -> list[str]:
-    """A filter value that may name several: "gpu,host" (the command line and the API)."""
-    return [v.strip() for v in (value or "").split(",") if v.strip()]
+    """A filter value that may name several: "gpu,host" (the command line and the API); each
+    value once, in the order given."""
+    return list(dict.fromkeys(v.strip() for v in (value or "").split(",") if v.strip()))
+
+
+def too_many_values(**filters: str | None) -> str | None:
+    """The first filter listing more than MAX_FILTER_VALUES values, named; None when all fit."""
+    return next((name for name, value in filters.items() if len(_list_of(value)) > MAX_FILTER_VALUES),
+                None)
 
 
 def _base_rows(f: Filters, outcome: str | None = None, q: str | None = None, *,

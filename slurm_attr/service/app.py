@@ -34,6 +34,7 @@ from slurm_attr.analyze import analyze_bundle
 from slurm_attr.config import Settings
 from slurm_attr.output.diagnosis import dumps
 from slurm_attr.report.query import (
+    MAX_FILTER_VALUES,
     Filters,
     find_document,
     list_diagnoses,
@@ -41,6 +42,7 @@ from slurm_attr.report.query import (
     node_causes,
     parse_when,
     summary_counts,
+    too_many_values,
 )
 from slurm_attr.scope.static import BundleError
 from slurm_attr.service import metrics
@@ -452,6 +454,10 @@ def _query_routes(app: FastAPI, read: list[Any]) -> None:
                   node: str | None = None, sub_domain: str | None = None, outcome: str | None = None,
                   q: str | None = Query(None, description="job id, user, node or root-cause text"),
                   limit: int = Query(100, ge=1, le=1000), cursor: str | None = None) -> Response:
+        crowded = too_many_values(cluster=cluster, partition=partition, user=user, node=node,
+                                  sub_domain=sub_domain, outcome=outcome)
+        if crowded:
+            raise HTTPException(400, f"{crowded}: at most {MAX_FILTER_VALUES} comma-separated values")
         f = Filters(*_window(since, until), cluster, partition, user, node, sub_domain)
         rows, key = await _quick(request.app, list_diagnoses, request.app.state.reads, f,
                                  outcome=outcome, limit=limit, after=_cursor_in(cursor), q=q)
