@@ -259,6 +259,16 @@ def test_hung_task_frames_in_file_system_code(make_bundle):
     gpfs = DECODERS["hung_task_fs"]({"func": "cxiWaitEventWait", "module": "mmfslinux"},
                                     ctx(make_bundle, hung))
     assert "GPFS" in gpfs.summary
+    # kernels since 5.x write the task line as `task:NAME state:D stack:...`
+    modern = [hung[0], hung[1], "kernel: task:python          state:D stack:    0 pid: 4242 ppid:     1 "
+              "flags:0x00000080", "kernel: Call Trace:", "kernel:  __schedule+0x2d1/0x860"]
+    gpfs = DECODERS["hung_task_fs"]({"func": "cxiWaitEventWait", "module": "mmfslinux"},
+                                    ctx(make_bundle, modern))
+    assert gpfs is not None and (gpfs.sub_domain, gpfs.role) == ("storage", "cause")
+    # one report, one event: a later frame of the same report adds nothing
+    later = [*modern, "kernel:  cxiWaitEventWait+0x208/0x330 [mmfslinux]", "kernel:  schedule+0x35/0xa0"]
+    assert DECODERS["hung_task_fs"]({"func": "_ZN6ThCond5kWaitEiPKc", "module": "mmfs26"},
+                                    ctx(make_bundle, later)) is None
     # the same frame outside a hung-task report is not evidence
     assert DECODERS["hung_task_fs"]({"func": "nfs_wait_on_request"},
                                     ctx(make_bundle, ["kernel: eth0: link up"])) is None

@@ -614,3 +614,14 @@ def test_nccls_cuda_failure_text_names_a_memory_fault_and_explains_the_oom_after
     assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("gpu_memory", ["gpu-02"])
     oom = next(s for s in d["symptoms"] if s["kind"] == "cuda_oom")
     assert oom["demoted_by"] == "downstream_causes"
+
+
+def test_a_cancel_after_a_fault_is_explained_by_the_fault(make_bundle):
+    xid63 = ("Nov 20 10:40:00 gpu-02 kernel: NVRM: Xid (PCI:0000:10:1c): 63, pid=1850, Row Remapper: New row "
+             "marked for remapping, reset gpu to activate\n")
+    d = analyze_bundle(make_bundle({"nodes/gpu-02/syslog": xid63}, state="CANCELLED", exit_code="0:15"))
+    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("gpu_memory", ["gpu-02"])
+    cancel = next(s for s in d["symptoms"] if s["kind"] == "scheduler_state")
+    assert cancel["demoted_by"] == "downstream_causes"
+    d = analyze_bundle(make_bundle({}, state="CANCELLED", exit_code="0:15"))
+    assert d["sub_domain"] == "cancelled"

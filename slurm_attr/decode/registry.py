@@ -199,21 +199,31 @@ _FS_FAMILY = (
 )
 
 
+_FRAME_FN = re.compile(r"(?:\? )?(?P<func>\w+)\+0x[0-9a-f]+/0x[0-9a-f]+(?:\s+\[(?P<module>\w+)\])?")
+
+
+def _fs_family(func: str, module: str) -> str | None:
+    return next((name for regex, name in _FS_FAMILY if regex.search(func) or regex.search(module)), None)
+
+
 def decode_hung_task_fs(fields: dict[str, str], ctx: DecodeContext) -> Classification | None:
-    """A stack frame of network file-system code inside a hung-task report: the file system hung."""
+    """A stack frame of network file-system code inside a hung-task report: the file system hung.
+    One report gives one event, at its first such frame."""
     for line in reversed(ctx.before):
         m = _HUNG.search(line)
         if m:
             break
-        if "Call Trace" not in line and "+0x" not in line and not re.search(r"\sD\s", line) \
+        frame = _FRAME_FN.search(line)
+        if frame and (_fs_family(frame["func"], frame["module"] or "") or _IO_WAIT.match(frame["func"])):
+            return None  # an earlier frame of this report already made its event
+        if "Call Trace" not in line and "+0x" not in line and not re.search(r"(?:\s|state:)D\s", line) \
                 and "hung_task_timeout_secs" not in line and "Tainted" not in line \
                 and "Hardware name" not in line and "<TASK>" not in line:
             return None  # the frames are not part of a hung-task report
     else:
         return None
     func, module = fields.get("func", ""), fields.get("module", "")
-    family = next((name for regex, name in _FS_FAMILY if regex.search(func) or regex.search(module)),
-                  None)
+    family = _fs_family(func, module)
     if family is None:
         return _hung_in_io_wait(fields, ctx, m, func)
     fields.update(proc=m["proc"], pid=m["pid"], secs=m["secs"], fs=family)
