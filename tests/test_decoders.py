@@ -269,6 +269,10 @@ def test_hung_task_frames_in_file_system_code(make_bundle):
     later = [*modern, "kernel:  cxiWaitEventWait+0x208/0x330 [mmfslinux]", "kernel:  schedule+0x35/0xa0"]
     assert DECODERS["hung_task_fs"]({"func": "_ZN6ThCond5kWaitEiPKc", "module": "mmfs26"},
                                     ctx(make_bundle, later)) is None
+    # but a file-system frame below an I/O wait still names the file system
+    waited = [*modern, "kernel:  io_schedule+0x12/0x40"]
+    lustre = DECODERS["hung_task_fs"]({"func": "ll_file_write", "module": "lustre"}, ctx(make_bundle, waited))
+    assert lustre is not None and lustre.role == "cause" and "Lustre" in lustre.summary
     # the same frame outside a hung-task report is not evidence
     assert DECODERS["hung_task_fs"]({"func": "nfs_wait_on_request"},
                                     ctx(make_bundle, ["kernel: eth0: link up"])) is None

@@ -208,22 +208,24 @@ def _fs_family(func: str, module: str) -> str | None:
 
 def decode_hung_task_fs(fields: dict[str, str], ctx: DecodeContext) -> Classification | None:
     """A stack frame of network file-system code inside a hung-task report: the file system hung.
-    One report gives one event, at its first such frame."""
+    One report gives one event of each kind, at its first such frame: a file-system frame below
+    an I/O-wait frame still names the file system."""
+    func, module = fields.get("func", ""), fields.get("module", "")
+    family = _fs_family(func, module)
     for line in reversed(ctx.before):
         m = _HUNG.search(line)
         if m:
             break
         frame = _FRAME_FN.search(line)
-        if frame and (_fs_family(frame["func"], frame["module"] or "") or _IO_WAIT.match(frame["func"])):
-            return None  # an earlier frame of this report already made its event
+        if frame and (_fs_family(frame["func"], frame["module"] or "")
+                      or (family is None and _IO_WAIT.match(frame["func"]))):
+            return None  # an earlier frame of this report already made this event
         if "Call Trace" not in line and "+0x" not in line and not re.search(r"(?:\s|state:)D\s", line) \
                 and "hung_task_timeout_secs" not in line and "Tainted" not in line \
                 and "Hardware name" not in line and "<TASK>" not in line:
             return None  # the frames are not part of a hung-task report
     else:
         return None
-    func, module = fields.get("func", ""), fields.get("module", "")
-    family = _fs_family(func, module)
     if family is None:
         return _hung_in_io_wait(fields, ctx, m, func)
     fields.update(proc=m["proc"], pid=m["pid"], secs=m["secs"], fs=family)
