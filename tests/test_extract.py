@@ -625,3 +625,13 @@ def test_a_cancel_after_a_fault_is_explained_by_the_fault(make_bundle):
     assert cancel["demoted_by"] == "downstream_causes"
     d = analyze_bundle(make_bundle({}, state="CANCELLED", exit_code="0:15"))
     assert d["sub_domain"] == "cancelled"
+
+
+def test_pytorch_taking_the_process_down_over_nccl_is_not_the_jobs_own_failure(make_bundle):
+    out = ("[E ProcessGroupNCCL.cpp:455] Some NCCL operations have failed or timed out. Due to the "
+           "asynchronous nature of CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data.\n"
+           "[E ProcessGroupNCCL.cpp:460] To avoid data inconsistency, we are taking the entire process down.\n")
+    d = analyze_bundle(make_bundle({"app/out.log": out}))
+    assert d["sub_domain"] != "application"  # the exit code says nothing once a collective failed
+    event = next(s for s in d["symptoms"] if s["kind"] == "collective_timeout")
+    assert "?" not in event["summary"]
