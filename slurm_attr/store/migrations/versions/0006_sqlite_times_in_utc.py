@@ -38,25 +38,30 @@ def upgrade() -> None:
     bind = op.get_bind()
     if bind.dialect.name != "sqlite":
         return
+    # Only documents whose times carry another offset were stored wrong (a document writes all
+    # its times in the workload's zone); a UTC cluster's rows are left as they are.
     rows = bind.execute(sa.text(
         "SELECT d.id, d.attempt_id, dd.document FROM diagnoses d "
-        "JOIN diagnosis_documents dd ON dd.diagnosis_id = d.id")).all()
+        "JOIN diagnosis_documents dd ON dd.diagnosis_id = d.id "
+        "WHERE json_extract(dd.document, '$.workload.end') NOT LIKE '%+00:00'")).all()
+    attempts, roots, events = [], [], []
     for diag_id, attempt_id, document in rows:
         doc = json.loads(document) if isinstance(document, str) else document
         w = doc.get("workload") or {}
         start, end = _utc(w.get("start")), _utc(w.get("end"))
         if start and end:  # both carry the workload's zone
-            bind.execute(sa.text("UPDATE attempts SET start_time = :s, end_time = :e WHERE id = :i"),
-                         {"s": start, "e": end, "i": attempt_id})
+            attempts.append({"s": start, "e": end, "i": attempt_id})
         root = _utc((doc.get("root_cause") or {}).get("time"))
         if root:
-            bind.execute(sa.text("UPDATE diagnoses SET root_time = :t WHERE id = :i"),
-                         {"t": root, "i": diag_id})
-        for event in doc.get("symptoms") or []:
-            when = _utc(event.get("time"))
-            if when:
-                bind.execute(sa.text("UPDATE events SET time = :t WHERE diagnosis_id = :d AND position = :p"),
-                             {"t": when, "d": diag_id, "p": event.get("id")})
+            roots.append({"t": root, "i": diag_id})
+        events += [{"t": when, "d": diag_id, "p": e.get("id")}
+                   for e in doc.get("symptoms") or [] if (when := _utc(e.get("time")))]
+    for sql, params in (
+            ("UPDATE attempts SET start_time = :s, end_time = :e WHERE id = :i", attempts),
+            ("UPDATE diagnoses SET root_time = :t WHERE id = :i", roots),
+            ("UPDATE events SET time = :t WHERE diagnosis_id = :d AND position = :p", events)):
+        if params:
+            bind.execute(sa.text(sql), params)
 
 
 def downgrade() -> None:
