@@ -635,3 +635,24 @@ def test_pytorch_taking_the_process_down_over_nccl_is_not_the_jobs_own_failure(m
     assert d["sub_domain"] != "application"  # the exit code says nothing once a collective failed
     event = next(s for s in d["symptoms"] if s["kind"] == "collective_timeout")
     assert "?" not in event["summary"]
+
+
+def test_mpi_refusing_a_calls_arguments_is_the_jobs_code(make_bundle):
+    for out in ("123: [gpu-02:425392] *** An error occurred in MPI_Gather\n"
+                "123: [gpu-02:425392] *** MPI_ERR_TRUNCATE: message truncated\n"
+                "  0: slurmstepd: error: *** STEP 4242.0 ON gpu-01 CANCELLED AT 2026-11-20T10:30:00 ***\n",
+                "Fatal error in PMPI_Gather: Message truncated, error stack:\n"):
+        d = analyze_bundle(make_bundle({"app/out.log": out}))
+        assert d["sub_domain"] == "application" and d["evidence_status"] != "hypothesis", out
+    # an MPI error that is not about the call's arguments says nothing of the code
+    d = analyze_bundle(make_bundle({"app/out.log": "*** MPI_ERR_OTHER: known error not in list\n"}))
+    assert d["root_cause"] is None or d["root_cause"]["code"] != "MPI usage error"
+
+
+def test_transport_and_runtime_io_failures_point_at_the_fabric_and_the_file_system(make_bundle):
+    ucx = ("208: [gpu-02:545909:0:545909] ud_ep.c:278 Fatal: UD endpoint 0xaff0a40 to <no debug data>: "
+           "unhandled timeout error\n")
+    fortran = "forrtl: severe (38): error during write, unit 50, file /scratch/run/PET473.ESMF_LogFile\n"
+    for out, want in ((ucx, "network"), (fortran, "storage")):
+        d = analyze_bundle(make_bundle({"app/out.log": out}))
+        assert (d["sub_domain"], d["evidence_status"]) == (want, "hypothesis"), out
