@@ -653,6 +653,7 @@ def test_transport_and_runtime_io_failures_point_at_the_fabric_and_the_file_syst
     ucx = ("208: [gpu-02:545909:0:545909] ud_ep.c:278 Fatal: UD endpoint 0xaff0a40 to <no debug data>: "
            "unhandled timeout error\n")
     fortran = "forrtl: severe (38): error during write, unit 50, file /scratch/run/PET473.ESMF_LogFile\n"
-    for out, want in ((ucx, "network"), (fortran, "storage")):
+    wrapped = "[gpu-02:66372:0:66372]       ud_ep.c:280  Fatal: UD endpoint 0x203e6d10 to <no de\nbug data>: unhandled timeout error\n"
+    for out, want in ((ucx, "network"), (wrapped, "network"), (fortran, "storage")):
         d = analyze_bundle(make_bundle({"app/out.log": out}))
         assert (d["sub_domain"], d["evidence_status"]) == (want, "hypothesis"), out
