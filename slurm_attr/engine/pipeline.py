@@ -248,12 +248,13 @@ class Engine:
         """A cause that is the aftermath of an earlier fault on the same node (policy `aftermath`),
         demoted below it even when its own priority is higher."""
         changed = []
+        in_order = sorted(live, key=Event.sort_key)
         for spec in self.policy.get("aftermath") or []:
             within = timedelta(seconds=float(spec["within_s"]))
             for later in live:
                 if later.code not in spec["codes"] or later.base_role != "cause" or later.demoted_by:
                     continue
-                root = next((e for e in sorted(live, key=Event.sort_key)
+                root = next((e for e in in_order
                              if e is not later and e.base_role == "cause" and e.demoted_by is None
                              and e.sub_domain in spec["after"] and e.code not in spec["codes"]
                              and e.node is not None and e.node == later.node
