@@ -365,13 +365,6 @@ def test_a_sigkill_exit_without_evidence_points_at_host_memory(make_bundle):
     assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("host_oom", ["gpu-01"])
 
 
-def test_a_nonfatal_hardware_event_during_the_job_leaves_a_bare_exit_open(make_bundle):
-    sxid = _syslog("gpu-01", "10:30:00", "nvidia-nvswitch3: SXid (PCI:0000:05:00.0): 12028, Non-fatal, "
-                   "Link 32 egress non-posted PRIV error (First)")
-    d = analyze_bundle(make_bundle({"nodes/gpu-01/syslog": sxid}))
-    assert d["sub_domain"] == "unknown"  # not "application": the node had NVSwitch trouble
-
-
 def test_a_network_root_without_a_host_takes_the_peer_its_transfers_named(make_bundle):
     out = ("...-01:34050:34121 [0] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : port error\n"
            "...-01:73076:73185 [4] transport/net_ib.cc:1238 NCCL WARN NET/IB : Got completion from peer "
@@ -657,3 +650,33 @@ def test_transport_and_runtime_io_failures_point_at_the_fabric_and_the_file_syst
     for out, want in ((ucx, "network"), (wrapped, "network"), (fortran, "storage")):
         d = analyze_bundle(make_bundle({"app/out.log": out}))
         assert (d["sub_domain"], d["evidence_status"]) == (want, "hypothesis"), out
+
+
+def test_fabric_transport_errors_of_mpi_libraries_are_the_network_not_a_file(make_bundle):
+    ofi = ("MPIDI_OFI_handle_cq_error(1062): OFI poll failed (ofi_events.c:1064:MPIDI_OFI_handle_cq_error:"
+           "Input/output error - UNDELIVERABLE)\n")
+    psmpi = "359: <PSP:r0000359:ib:ibv_poll_cq(): Infiniband returned the wrong Opcode 5408>\n"
+    for out in (ofi, psmpi):
+        d = analyze_bundle(make_bundle({"app/out.log": out}))
+        assert (d["sub_domain"], d["evidence_status"]) == ("network", "hypothesis"), out
+    # a message longer than the receive buffer is the program's, whatever the transport
+    d = analyze_bundle(make_bundle({"app/out.log": (
+        "MPIDI_OFI_handle_cq_error(1059): OFI poll failed "
+        "(ofi_events.c:1061:MPIDI_OFI_handle_cq_error:Message too long - OK)\n")}))
+    assert d["sub_domain"] not in ("network", "storage")
+
+
+def test_a_non_fatal_hardware_error_during_the_run_is_the_lead_when_nothing_else_explains(make_bundle):
+    sxid = ("2026-11-20T10:34:54.859532+00:00 gpu-01 kernel: nvidia-nvswitch1: SXid (PCI:0000:84:00.0): "
+            "12028, Non-fatal, Link 32 egress non-posted PRIV error (First)\n")
+    d = analyze_bundle(make_bundle({"nodes/gpu-01/kern.log": sxid}))
+    assert (d["sub_domain"], d["evidence_status"]) == ("nvlink", "hypothesis")
+    assert d["root_cause"]["nodes"] == ["gpu-01"] and "lead" in d["verdict"]
+    # the same error a day before the job is history, not a lead
+    d = analyze_bundle(make_bundle({"nodes/gpu-01/kern.log": sxid.replace("11-20T10", "11-19T10")}))
+    assert d["sub_domain"] != "nvlink"
+    # and a cause in the job's own output wins over it
+    d = analyze_bundle(make_bundle({"nodes/gpu-01/kern.log": sxid,
+                                    "app/out.log": "torch.OutOfMemoryError: CUDA out of memory. "
+                                                   "Tried to allocate 2.00 GiB\n"}))
+    assert d["sub_domain"] == "gpu_oom"

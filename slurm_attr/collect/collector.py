@@ -194,7 +194,7 @@ class LogCollector:
         ordered += [by_path[p] for p in rotation_order([f.path for f in raw])]
         clock = self._clock()
         unreadable = self._scan_all(ordered, "node", node, cov, obs, clock)
-        if raw and clock.boot_time is None:
+        if clock.unplaced:
             cov.notes.append("dmesg timestamps are seconds since boot and no boot time was found: "
                              "those events are placed by order only")
         settle(cov, len(files), unreadable, self._missing("node_syslog", node),

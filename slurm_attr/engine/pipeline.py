@@ -415,23 +415,44 @@ class Engine:
             hinted = [e for e in hinted if e.kind != "job_exit"]
         if hinted:
             root = hinted[0]
-            root.role, root.demoted_by = "root", None
             if root.kind == "job_exit":
                 root.summary = f"{root.summary} {root.fields['reading']}"
-            self._place(root, live)
-            for event in live:
-                if event is not root and event.demoted_by is None:
-                    _demote(event, "symptom_only_hypothesis", root)
-            self.trace.add("refine", "symptom_only_hypothesis",
-                           f"no cause found; the strongest symptom points at {root.sub_domain}",
-                           [root])
-            return Verdict(root, [], "hypothesis", root.sub_domain or "unknown", self.trace)
+            return self._hypothesis(root, live, "symptom_only_hypothesis",
+                                    f"no cause found; the strongest symptom points at {root.sub_domain}")
+        lead = self._lead()
+        if lead is not None:
+            return self._hypothesis(lead, live, "unexplained_failure_lead",
+                                    f"no cause found; a non-fatal {lead.sub_domain} error on "
+                                    f"{lead.node} during the job is the lead")
         for event in live:
             if event.demoted_by is None:
                 event.demoted_by = "no_cause_found"
         self.trace.add("refine", "no_cause_found",
                        f"no cause among {len(live)} events; the diagnosis is unknown")
         return Verdict(None, [], "unknown", "unknown", self.trace)
+
+
+    def _hypothesis(self, root: Event, live: list[Event], step: str, why: str) -> Verdict:
+        root.role, root.demoted_by = "root", None
+        self._place(root, live)
+        for event in live:
+            if event is not root and event.demoted_by is None:
+                _demote(event, step, root)
+        self.trace.add("refine", step, why, [root])
+        return Verdict(root, [], "hypothesis", root.sub_domain or "unknown", self.trace)
+
+    def _lead(self) -> Event | None:
+        """The strongest non-fatal hardware error logged on one of the job's nodes while it ran
+        (policy `unexplained_failure_leads`), for a failure nothing else explains."""
+        spec = self.policy.get("unexplained_failure_leads") or {}
+        domains = set(spec.get("domains", []))
+        floor = int(spec.get("min_priority", 101))
+        until = self.workload.end + timedelta(seconds=float(spec.get("after_end_s", 0)))
+        leads = [e for e in self.early_faults
+                 if e.base_role == "context" and e.sub_domain in domains and e.priority >= floor
+                 and e.node in self.workload.nodes and e.time is not None
+                 and self.workload.start <= e.time <= until]
+        return min(leads, key=lambda e: (-e.priority, e.sort_key()), default=None)
 
 
 def _close(a: Event, b: Event, within: timedelta) -> bool:

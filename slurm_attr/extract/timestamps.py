@@ -86,6 +86,7 @@ class Clock:
         self.anchor = anchor  # a time inside the job window, used to infer missing years
         self.tz = tz
         self.boot_time: datetime | None = None
+        self.unplaced = 0  # lines stamped in seconds since boot before any boot time was known
 
     def _near_year(self, month: int, day: int, build) -> datetime | None:
         best = None
@@ -105,6 +106,7 @@ class Clock:
             mono = float(mono_m.group("mono"))
             if self.boot_time is not None:
                 return Stamp(self.boot_time + timedelta(seconds=mono), "boot_relative", mono)
+            self.unplaced += 1
             return Stamp(None, "none", mono)
         m = _DMESG_T.match(head) or _FM.match(head)
         if m:

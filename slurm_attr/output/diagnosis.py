@@ -58,7 +58,10 @@ def _verdict_sentence(workload: Workload, sub_domain: str, root: Event | None,
         reason = _node_reason(root, events)
         if reason and reason not in text:
             text += f" Reason given for {root.node}: {_sentence(reason)}"
-        if status == "hypothesis" and root.kind != "job_exit":
+        if status == "hypothesis" and root.base_role == "context":
+            text += (" No cause was logged; this error, non-fatal by itself, is the strongest "
+                     "hardware trouble seen on the job's nodes while it ran: the lead to check first.")
+        elif status == "hypothesis" and root.kind != "job_exit":
             text += " No cause was logged; this is the most likely reading of the symptoms."
         return text
     if candidates:
