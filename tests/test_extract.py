@@ -484,7 +484,9 @@ def test_node_side_job_setup_failures_are_the_nodes(make_bundle):
                 "directory\nslurmstepd: error: container_g_join failed: 4242\n",
                 "slurmstepd: error: pyxis:     mkdir: cannot create directory '/run/enroot': Permission "
                 "denied\nslurmstepd: error: spank: required plugin spank_pyxis.so: task_init_privileged() "
-                "failed with rc=-1\nsrun: error: gpu-02: task 0: Exited with exit code 1\n"):
+                "failed with rc=-1\nsrun: error: gpu-02: task 0: Exited with exit code 1\n",
+                "enroot-aufs2ovlfs: failed to set capabilities: Operation not permitted\n"
+                "[ERROR] No such file or directory: /shared/squash/image.sqsh\n"):
         d = analyze_bundle(make_bundle({"app/out.log": out}, nodes="gpu-02"))
         assert d["sub_domain"] == "host" and d["evidence_status"] != "hypothesis", out
     # The image a job names is the job's: a failed import without a node-side error stays with it.
