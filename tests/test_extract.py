@@ -682,3 +682,20 @@ def test_a_non_fatal_hardware_error_during_the_run_is_the_lead_when_nothing_else
                                     "app/out.log": "torch.OutOfMemoryError: CUDA out of memory. "
                                                    "Tried to allocate 2.00 GiB\n"}))
     assert d["sub_domain"] == "gpu_oom"
+
+
+def test_any_failed_infiniband_completion_in_nccl_points_at_the_fabric_path(make_bundle):
+    line = ("gpu-01:19989:20082 [1] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer "
+            "fe80::966d:ae03:8b:df78%ib0<53249> with error 4, opcode 32564, len 32564, vendor err 81 (Send)\n")
+    d = analyze_bundle(make_bundle({"app/out.log": line}))
+    assert (d["sub_domain"], d["evidence_status"]) == ("network", "hypothesis")
+    assert "error 4" in d["verdict"]
+
+
+def test_a_gpu_the_driver_says_needs_a_reset_is_the_gpu(make_bundle):
+    dmesg = ("[Fri Nov 20 10:52:01 2026] NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required "
+             "[NV_ERR_RESET_REQUIRED] (0x00000062) returned from status @ kernel_channel.c:2874\n")
+    d = analyze_bundle(make_bundle({"nodes/gpu-02/dmesg": dmesg,
+                                    "app/out.log": "RuntimeError: CUDA error: CUDA-capable device(s) is/are "
+                                                   "busy or unavailable\n"}))
+    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("gpu", ["gpu-02"])
