@@ -462,6 +462,21 @@ def _check_policy(policy: dict[str, Any], path: Path) -> None:
                             "after (a list of sub_domains) and within_s (seconds)")
         bad = [d for d in spec["after"] if d not in SUB_DOMAINS]
         _require(not bad, where, f"aftermath: entry {i + 1}: unknown sub_domain {bad[0]!r}" if bad else "")
+    _check_must_agree(policy, path)
+
+
+def _check_must_agree(policy: dict[str, Any], path: Path) -> None:
+    for i, spec in enumerate(policy.get("must_agree") or []):
+        where = _locate(path, "must_agree:")
+        ok = (isinstance(spec, dict) and {"kind", "sub_domain", "priority", "code", "summary"} <= set(spec)
+              and isinstance(spec["kind"], str) and isinstance(spec.get("fallbacks", []), list)
+              and isinstance(spec["priority"], int) and 0 <= spec["priority"] <= 100)
+        _require(ok, where, f"must_agree: entry {i + 1} needs kind, sub_domain, priority (0-100), code "
+                            "and summary, and fallbacks must be a list")
+        _require(spec["sub_domain"] in SUB_DOMAINS, where,
+                 f"must_agree: entry {i + 1}: unknown sub_domain {spec['sub_domain']!r}")
+        _require(spec.get("outcome", "unknown") in OUTCOMES, where,
+                 f"must_agree: entry {i + 1}: outcome must be one of {', '.join(OUTCOMES)}")
 
 
 XID_VENDOR_COLUMNS = ("xid", "mnemonic", "description", "immediate", "investigatory")

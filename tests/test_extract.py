@@ -699,3 +699,39 @@ def test_a_gpu_the_driver_says_needs_a_reset_is_the_gpu(make_bundle):
                                     "app/out.log": "RuntimeError: CUDA error: CUDA-capable device(s) is/are "
                                                    "busy or unavailable\n"}))
     assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("gpu", ["gpu-02"])
+
+
+def test_hosts_that_chose_different_nccl_transports_are_the_cause_of_a_silent_hang(make_bundle):
+    internal = "gpu-02:18226:18274 [5] NCCL INFO NET/Plugin: Could not find: libnccl-net.so. Using internal net plugin.\n"
+    plugin = "gpu-01:589474:589541 [0] NCCL INFO Plugin Path : /opt/hpcx/nccl_rdma_sharp_plugin/lib/libnccl-net.so\n"
+    d = analyze_bundle(make_bundle({"app/out.log": plugin + internal}, state="CANCELLED", exit_code="0:15"))
+    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("network", ["gpu-02"])
+    assert "external on gpu-01" in d["verdict"]
+    # three hosts, one on sockets while the others use InfiniBand: the odd one out
+    nets = "".join(f"gpu-0{n}:1:1 [0] NCCL INFO Using network {'Socket' if n == 3 else 'IB'}\n" for n in (1, 2, 3))
+    d = analyze_bundle(make_bundle({"app/out.log": nets}, nodes="gpu-[01-03]"))
+    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("network", ["gpu-03"])
+
+
+def test_hosts_that_agree_on_their_transport_leave_only_a_line_of_evidence_each(make_bundle):
+    lines = "".join(f"gpu-0{n}:{r}:{r} [{r}] NCCL INFO Using network IB\n" for n in (1, 2) for r in range(8))
+    d = analyze_bundle(make_bundle({"app/out.log": lines}))
+    assert d["sub_domain"] != "network"
+    assert sum(s["kind"] == "nccl_transport" for s in d["symptoms"]) == 1
+    # a line without its host prefix names no host: it cannot disagree with anyone
+    d = analyze_bundle(make_bundle({"app/out.log": "NCCL INFO Using network Socket\n"
+                                                   "gpu-01:1:1 [0] NCCL INFO Using network IB\n"}))
+    assert d["sub_domain"] != "network"
+
+
+def test_cuda_contained_errors_kv_cache_shortage_and_failed_checkpoint_writes(make_bundle):
+    contained = "CUDA_ERROR_CONTAINED: Invalid access of peer GPU memory over nvlink or a hardware error\n"
+    sglang = ("Traceback (most recent call last):\n  File \"x.py\", line 1, in <module>\n"
+              "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static\n")
+    writer = ("Traceback (most recent call last):\n  File \"serialization.py\", line 965, in save\n"
+              "RuntimeError: [enforce fail at inline_container.cc:857] . PytorchStreamWriter failed "
+              "writing file data/322: file write failed\n")
+    for out, want, status in ((contained, "nvlink", "supported"), (sglang, "gpu_oom", "supported"),
+                              (writer, "storage", "hypothesis")):
+        d = analyze_bundle(make_bundle({"app/out.log": out}, nodes="gpu-01"))
+        assert (d["sub_domain"], d["evidence_status"]) == (want, status), out

@@ -66,6 +66,19 @@ def test_a_missing_section_and_an_unknown_key_are_named(rules_copy):
     assert "missing section 'explained_by'" in _check(rules_copy).output
 
 
+def test_a_setting_hosts_must_agree_on_is_checked_and_its_priority_is_data(make_bundle, rules_copy):
+    out = ("gpu-01:1:1 [0] NCCL INFO Using network IB\ngpu-02:1:1 [0] NCCL INFO Using network IB\n"
+           "gpu-03:1:1 [0] NCCL INFO Using network Socket\n"
+           "gpu-01:1:1 [0] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n")
+    bundle = make_bundle({"app/out.log": out}, nodes="gpu-[01-03]")
+    assert analyze_bundle(bundle)["sub_domain"] == "gpu_oom"  # a mismatch (50) below a GPU OOM (70)
+    _edit(rules_copy / "policy.yaml", "    sub_domain: network\n    priority: 50\n",
+          "    sub_domain: network\n    priority: high\n")
+    assert "must_agree: entry 1 needs kind" in _only_line(_check(rules_copy))
+    _edit(rules_copy / "policy.yaml", "    priority: high\n", "    priority: 90\n")
+    assert analyze_bundle(bundle, str(rules_copy))["sub_domain"] == "network"
+
+
 def test_a_pattern_without_a_decoder_must_say_what_it_becomes(rules_copy):
     _edit(rules_copy / "patterns.yaml", "    priority: 76\n", "")
     output = _check(rules_copy).output

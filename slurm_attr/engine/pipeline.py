@@ -8,6 +8,7 @@ exactly why one event became the root and every other one was demoted.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -87,8 +88,11 @@ class Engine:
         self.trace.add("extract", "extract", f"{len(events)} events from {len(obs.coverage)} sources")
         events = self.window_filter(events)
         events = self.fold_bursts(events)
+        events, promoted = self.disagreements(events)
         for i, event in enumerate(events):
             event.index = i
+        self.trace.add("correlate", "must_agree",
+                       f"{len(promoted)} hosts chose differently from the job's other hosts", promoted)
         live = [e for e in events if e.in_window and e.base_role != "context"]
         outcomes = self.policy["outcomes"]
         # Hardware or infrastructure trouble that is not a cause by itself: a fault logged before
@@ -227,6 +231,51 @@ class Engine:
         return kept
 
     # ------------------------------------------------------------------ correlate stage
+    def disagreements(self, events: list[Event]) -> tuple[list[Event], list[Event]]:
+        """Hosts of the job that chose differently where they must agree (policy `must_agree`):
+        the host that fell back to a default, else the one host in the minority, is the cause.
+        Of the settings every host printed, only the first line of each choice is kept, as
+        evidence: the rest are routine start-up lines, one per rank. Returns the events kept and
+        those made causes."""
+        promoted: list[Event] = []
+        kinds = {spec["kind"] for spec in self.policy.get("must_agree") or []}
+        for spec in self.policy.get("must_agree") or []:
+            fallbacks = set(spec.get("fallbacks", []))
+            by_aspect: dict[str, dict[str, list[Event]]] = {}
+            for e in events:  # only a host the line names itself: a guessed host proves nothing
+                if (e.kind == spec["kind"] and e.in_window and e.node and e.fields.get("value")
+                        and "node_from" not in e.fields):
+                    by_aspect.setdefault(e.fields.get("aspect", ""), {}).setdefault(e.node, []).append(e)
+            for aspect, hosts in sorted(by_aspect.items()):
+                choice = {node: _settled(evs, fallbacks) for node, evs in hosts.items()}
+                for node in _odd_hosts(choice, fallbacks):
+                    event = next(e for e in hosts[node] if e.fields["value"] == choice[node])
+                    self._promote(event, spec, aspect, choice)
+                    promoted.append(event)
+        seen: set[tuple[str, str, str]] = set()
+        kept = []
+        for e in events:
+            if e.kind in kinds and e.base_role == "context":
+                setting = (e.kind, e.fields.get("aspect", ""), e.fields.get("value", ""))
+                if setting in seen:
+                    continue
+                seen.add(setting)
+            kept.append(e)
+        return kept, promoted
+
+    @staticmethod
+    def _promote(event: Event, spec: dict[str, Any], aspect: str, choice: dict[str, str]) -> None:
+        others: dict[str, list[str]] = {}
+        for node, value in sorted(choice.items()):
+            if node != event.node:
+                others.setdefault(value, []).append(node)
+        said = [f"{value} on {nodes[0]}" if len(nodes) == 1 else f"{value} on {len(nodes)} hosts"
+                for value, nodes in sorted(others.items())]
+        event.base_role, event.sub_domain, event.priority = "cause", spec["sub_domain"], int(spec["priority"])
+        event.outcome, event.code, event.action = spec.get("outcome"), spec["code"], spec.get("action")
+        event.summary = render(spec["summary"], {**event.fields, "aspect": aspect, "node": event.node or "",
+                                                 "others": " and ".join(said)})
+
     def companion_events(self, live: list[Event]) -> None:
         changed = []
         for spec in self.policy.get("companions", []):
@@ -453,6 +502,26 @@ class Engine:
                  and e.node in self.workload.nodes and e.time is not None
                  and self.workload.start <= e.time <= until]
         return min(leads, key=lambda e: (-e.priority, e.sort_key()), default=None)
+
+
+def _settled(events: list[Event], fallbacks: set[str]) -> str:
+    """What a host ended up with: a fallback it reported wins (it tried the setting, then fell
+    back), else its first choice."""
+    values = [e.fields["value"] for e in events]
+    return next((v for v in values if v in fallbacks), values[0])
+
+
+def _odd_hosts(choice: dict[str, str], fallbacks: set[str]) -> list[str]:
+    """The hosts that differ from the job's intent: those that fell back while others did not,
+    else the one host whose choice no other host shares."""
+    if len(set(choice.values())) < 2:
+        return []
+    fell_back = sorted(n for n, v in choice.items() if v in fallbacks)
+    if fell_back:
+        return fell_back
+    counts = Counter(choice.values())
+    lonely = [n for n, v in choice.items() if counts[v] == 1]
+    return lonely if len(lonely) == 1 and len(choice) > 2 else []
 
 
 def _close(a: Event, b: Event, within: timedelta) -> bool:
