@@ -735,3 +735,24 @@ def test_cuda_contained_errors_kv_cache_shortage_and_failed_checkpoint_writes(ma
                               (writer, "storage", "hypothesis")):
         d = analyze_bundle(make_bundle({"app/out.log": out}, nodes="gpu-01"))
         assert (d["sub_domain"], d["evidence_status"]) == (want, status), out
+
+
+def test_amd_gpus_speak_their_own_words_for_the_same_faults(make_bundle):
+    umc = ("Nov 20 10:30:00 gpu-02 kernel: amdgpu 0000:c1:00.0: amdgpu: 1 uncorrectable hardware errors "
+           "detected in umc block\n")
+    athub = ("Nov 20 10:30:00 gpu-02 kernel: amdgpu 0000:e3:00.0: amdgpu: uncorrectable hardware "
+             "error(ERREVENT_ATHUB_INTERRUPT) detected!\n")
+    ring = ("Nov 20 10:30:00 gpu-02 kernel: [drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring comp_1.0.0 "
+            "timeout, signaled seq=159760, emitted seq=159762\n")
+    for log, want in ((umc, "gpu_memory"), (athub, "gpu"), (ring, "gpu")):
+        d = analyze_bundle(make_bundle({"nodes/gpu-02/syslog": log}))
+        assert (d["sub_domain"], d["root_cause"]["nodes"]) == (want, ["gpu-02"]), log
+    fault = ("Memory access fault by GPU node-2 (Agent handle: 0x56468ab3bb50) on address 0x7fe55fb03000. "
+             "Reason: Page not present or supervisor privilege.\n")
+    hip_oom = "RuntimeError: HIP error: out of memory\n"
+    for out, want in ((fault, "application"), (hip_oom, "gpu_oom")):
+        d = analyze_bundle(make_bundle({"app/out.log": out}))
+        assert d["sub_domain"] == want, out
+    # the job's page fault is the aftermath of the memory failure the node logged
+    d = analyze_bundle(make_bundle({"nodes/gpu-02/syslog": umc, "app/out.log": fault}))
+    assert d["sub_domain"] == "gpu_memory"
