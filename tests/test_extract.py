@@ -756,3 +756,14 @@ def test_amd_gpus_speak_their_own_words_for_the_same_faults(make_bundle):
     # the job's page fault is the aftermath of the memory failure the node logged
     d = analyze_bundle(make_bundle({"nodes/gpu-02/syslog": umc, "app/out.log": fault}))
     assert d["sub_domain"] == "gpu_memory"
+
+
+def test_node_resources_nccl_and_rdma_need_are_the_nodes(make_bundle):
+    shm = ("node08:27106:27302 [0] include/shm.h:27 NCCL WARN Call to shm_open failed : Permission denied\n"
+           "RuntimeError: NCCL error in ProcessGroupNCCL.cpp:290, unhandled system error\n")
+    d = analyze_bundle(make_bundle({"app/out.log": shm}, nodes="node08"))
+    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("host", ["node08"])
+    mkey = ("[Fri Nov 20 10:32:31 2026] mlx5_core 0000:01:00.0: mlx5_cmd_check:794:(pid 57074): CREATE_MKEY(0x200) "
+            "op_mod(0x0) failed, status limits exceeded(0x8), syndrome (0x59c8a4)\n")
+    d = analyze_bundle(make_bundle({"nodes/gpu-02/kern.log": mkey}))
+    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("network", ["gpu-02"])
