@@ -767,3 +767,13 @@ def test_node_resources_nccl_and_rdma_need_are_the_nodes(make_bundle):
             "op_mod(0x0) failed, status limits exceeded(0x8), syndrome (0x59c8a4)\n")
     d = analyze_bundle(make_bundle({"nodes/gpu-02/kern.log": mkey}))
     assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("network", ["gpu-02"])
+
+
+def test_a_crash_inside_the_gpu_drivers_library_points_at_that_nodes_driver(make_bundle):
+    line = ("Nov 20 10:53:55 gpu-02 kernel: python[3551]: segfault at 1378 ip 00007fff859dbeff sp 00007fff3b60ce60 "
+            "error 4 in libcuda.so.418.67[7fff858c5000+dec000]\n")
+    d = analyze_bundle(make_bundle({"nodes/gpu-02/syslog": line}))
+    assert (d["sub_domain"], d["evidence_status"], d["root_cause"]["nodes"]) == ("gpu", "hypothesis", ["gpu-02"])
+    # a crash in the program's own code names no driver
+    d = analyze_bundle(make_bundle({"nodes/gpu-02/syslog": line.replace("libcuda.so.418.67", "libfoo.so")}))
+    assert d["sub_domain"] != "gpu"
