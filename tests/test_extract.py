@@ -777,3 +777,19 @@ def test_a_crash_inside_the_gpu_drivers_library_points_at_that_nodes_driver(make
     # a crash in the program's own code names no driver
     d = analyze_bundle(make_bundle({"nodes/gpu-02/syslog": line.replace("libcuda.so.418.67", "libfoo.so")}))
     assert d["sub_domain"] != "gpu"
+
+
+def test_a_go_programs_lower_case_errno_is_the_same_file_system_error(make_bundle):
+    out = ("failed to register layer: ApplyLayer exit status 1 stdout:  stderr: write "
+           "/opt/rocm/share/miopen/db/gfx906_64.kdb: no space left on device\n")
+    d = analyze_bundle(make_bundle({"app/out.log": out}))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("storage", "ENOSPC")
+
+
+def test_a_lost_ray_node_and_a_node_without_dns_are_infrastructure(make_bundle):
+    ray = ("RuntimeError: Job 139393033556432 failed: Task failed because the node it was running on is dead "
+           "or unavailable. Node IP: 10.202.0.99, node ID: 4d420fd80d81f4cac8c1d6ed793e\n")
+    dns = "enroot import docker://nvcr.io/nvidia/pytorch:24.05-py3\ncurl: (6) Could not resolve host: nvcr.io\n"
+    for out, want in ((ray, "host"), (dns, "network")):
+        d = analyze_bundle(make_bundle({"app/out.log": out}, nodes="gpu-01"))
+        assert (d["sub_domain"], d["evidence_status"]) == (want, "hypothesis"), out

@@ -259,6 +259,7 @@ def decode_os_error(fields: dict[str, str], ctx: DecodeContext) -> Classificatio
     """A file-system error the job's own tools printed. A full quota is the user's to fix."""
     err = fields.get("err", "")
     what = fields.get("msg") or fields.get("exc") or err
+    err = err[:1].upper() + err[1:]  # Go programs print the errno's text in lower case
     where = f"rank {fields['rank']}" if fields.get("rank") else "the job"
     if err == "Disk quota exceeded":
         return classified(
