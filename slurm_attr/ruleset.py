@@ -463,6 +463,21 @@ def _check_policy(policy: dict[str, Any], path: Path) -> None:
         bad = [d for d in spec["after"] if d not in SUB_DOMAINS]
         _require(not bad, where, f"aftermath: entry {i + 1}: unknown sub_domain {bad[0]!r}" if bad else "")
     _check_must_agree(policy, path)
+    _check_leads(policy, path)
+
+
+def _check_leads(policy: dict[str, Any], path: Path) -> None:
+    spec = policy.get("unexplained_failure_leads")
+    if spec is None:
+        return
+    where = _locate(path, "unexplained_failure_leads:")
+    ok = (isinstance(spec, dict) and isinstance(spec.get("domains"), list)
+          and isinstance(spec.get("min_priority"), int)
+          and isinstance(spec.get("after_end_s", 0), (int, float)))
+    _require(ok, where, "unexplained_failure_leads needs domains (a list of sub_domains), min_priority "
+                        "(a whole number) and optionally after_end_s (seconds)")
+    bad = [d for d in spec["domains"] if d not in SUB_DOMAINS]
+    _require(not bad, where, f"unexplained_failure_leads: unknown sub_domain {bad[0]!r}" if bad else "")
 
 
 def _check_must_agree(policy: dict[str, Any], path: Path) -> None:

@@ -350,3 +350,8 @@ def test_parsed_rules_are_cached_by_content_and_never_stale(tmp_path, rules_copy
         with pytest.raises(AssertionError, match="was parsed again"):
             load(str(rules_copy))
     load.cache_clear()
+
+
+def test_a_lead_domain_that_does_not_exist_is_named(rules_copy):
+    _edit(rules_copy / "policy.yaml", "  domains: [gpu, gpu_memory,", "  domains: [gpus, gpu_memory,")
+    assert "unexplained_failure_leads: unknown sub_domain 'gpus'" in _only_line(_check(rules_copy))

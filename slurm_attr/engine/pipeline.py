@@ -238,8 +238,8 @@ class Engine:
         evidence: the rest are routine start-up lines, one per rank. Returns the events kept and
         those made causes."""
         promoted: list[Event] = []
-        kinds = {spec["kind"] for spec in self.policy.get("must_agree") or []}
-        for spec in self.policy.get("must_agree") or []:
+        specs = self.policy.get("must_agree") or []
+        for spec in specs:
             fallbacks = set(spec.get("fallbacks", []))
             by_aspect: dict[str, dict[str, list[Event]]] = {}
             for e in events:  # only a host the line names itself: a guessed host proves nothing
@@ -252,16 +252,7 @@ class Engine:
                     event = next(e for e in hosts[node] if e.fields["value"] == choice[node])
                     self._promote(event, spec, aspect, choice)
                     promoted.append(event)
-        seen: set[tuple[str, str, str]] = set()
-        kept = []
-        for e in events:
-            if e.kind in kinds and e.base_role == "context":
-                setting = (e.kind, e.fields.get("aspect", ""), e.fields.get("value", ""))
-                if setting in seen:
-                    continue
-                seen.add(setting)
-            kept.append(e)
-        return kept, promoted
+        return _first_of_each_setting(events, {spec["kind"] for spec in specs}), promoted
 
     @staticmethod
     def _promote(event: Event, spec: dict[str, Any], aspect: str, choice: dict[str, str]) -> None:
@@ -480,7 +471,6 @@ class Engine:
                        f"no cause among {len(live)} events; the diagnosis is unknown")
         return Verdict(None, [], "unknown", "unknown", self.trace)
 
-
     def _hypothesis(self, root: Event, live: list[Event], step: str, why: str) -> Verdict:
         root.role, root.demoted_by = "root", None
         self._place(root, live)
@@ -502,6 +492,20 @@ class Engine:
                  and e.node in self.workload.nodes and e.time is not None
                  and self.workload.start <= e.time <= until]
         return min(leads, key=lambda e: (-e.priority, e.sort_key()), default=None)
+
+
+def _first_of_each_setting(events: list[Event], kinds: set[str]) -> list[Event]:
+    """The events, less every repeat of a setting some host already printed (one per rank)."""
+    seen: set[tuple[str, str, str]] = set()
+    kept = []
+    for e in events:
+        if e.kind in kinds and e.base_role == "context":
+            setting = (e.kind, e.fields.get("aspect", ""), e.fields.get("value", ""))
+            if setting in seen:
+                continue
+            seen.add(setting)
+        kept.append(e)
+    return kept
 
 
 def _settled(events: list[Event], fallbacks: set[str]) -> str:
