@@ -793,3 +793,9 @@ def test_a_lost_ray_node_and_a_node_without_dns_are_infrastructure(make_bundle):
     for out, want in ((ray, "host"), (dns, "network")):
         d = analyze_bundle(make_bundle({"app/out.log": out}, nodes="gpu-01"))
         assert (d["sub_domain"], d["evidence_status"]) == (want, "hypothesis"), out
+
+
+def test_a_task_launch_the_nodes_daemons_refused_is_the_node(make_bundle):
+    out = "srun: error: Task launch for 36.0 failed on node gpu-02: Job credential expired\n"
+    d = analyze_bundle(make_bundle({"app/out.log": out}))
+    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("host", ["gpu-02"])
