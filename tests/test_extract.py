@@ -799,3 +799,13 @@ def test_a_task_launch_the_nodes_daemons_refused_is_the_node(make_bundle):
     out = "srun: error: Task launch for 36.0 failed on node gpu-02: Job credential expired\n"
     d = analyze_bundle(make_bundle({"app/out.log": out}))
     assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("host", ["gpu-02"])
+
+
+def test_mpi_ranks_that_cannot_reach_each_other_over_tcp_point_at_the_network(make_bundle):
+    out = ("WARNING: Open MPI failed to TCP connect to a peer MPI process.  This\nshould not happen.\n\n"
+           "  Local host: gpu-01\n  Message:    connect() to 172.17.0.1:1024 failed\n")
+    d = analyze_bundle(make_bundle({"app/out.log": out}))
+    assert (d["sub_domain"], d["evidence_status"]) == ("network", "hypothesis")
+    out = "srun: error: Task launch for StepId=34.0 failed on node gpu-02: Socket timed out on send/recv operation\n"
+    d = analyze_bundle(make_bundle({"app/out.log": out}))
+    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("host", ["gpu-02"])
