@@ -809,3 +809,12 @@ def test_mpi_ranks_that_cannot_reach_each_other_over_tcp_point_at_the_network(ma
     out = "srun: error: Task launch for StepId=34.0 failed on node gpu-02: Socket timed out on send/recv operation\n"
     d = analyze_bundle(make_bundle({"app/out.log": out}))
     assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("host", ["gpu-02"])
+
+
+def test_newer_nccl_completion_status_and_async_queue_errors_point_at_the_fabric(make_bundle):
+    out = ("gpu-02:94639:94647 [0] transport/net_ib.cc:100 NCCL WARN NET/IB : mlx5_0:1 Got async event : local "
+           "access violation work queue error\n"
+           "gpu-02:94639:94652 [0] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion from peer "
+           "192.168.1.2<57888> with status=5 opcode=1 len=0 vendor err 249 (Recv)\n")
+    d = analyze_bundle(make_bundle({"app/out.log": out}))
+    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("network", ["gpu-02"])
