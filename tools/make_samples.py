@@ -783,14 +783,56 @@ def s_node_failure_in_output() -> Job:
     return job
 
 
+def s_amd_hbm_uncorrectable() -> Job:
+    """An AMD Instinct node: the driver counts an uncorrectable HBM error and resets the GPU; the
+    rank on it reports a memory access fault, every other rank times out in RCCL."""
+    s = start_time(12, 9)
+    job = Job("amd-hbm-uncorrectable", "mi300-[041-044]", s, s + timedelta(hours=5, minutes=40), "FAILED",
+              "1:0", 874920, seed=4143, user="dana", partition="mi300", syslog_style="iso")
+    sec = 17400
+    job.kernel("mi300-043", sec, "amdgpu 0000:c1:00.0: amdgpu: 1 uncorrectable hardware errors detected in "
+                                 "umc block")
+    job.kernel("mi300-043", sec + 0.3, "amdgpu 0000:c1:00.0: amdgpu: GPU reset begin!")
+    job.app(sec + 1, "[rank21]: Memory access fault by GPU node-7 (Agent handle: 0x5629e3c1e0a0) on address "
+                     "0x7f2a53193000. Reason: Unknown.")
+    nccl_cascade(job, 21, sec)
+    job.expected = {"outcome": "hardware", "sub_domain": "gpu_memory", "root_cause": {"nodes": ["mi300-043"]}}
+    return job
+
+
+def s_transport_mismatch() -> Job:
+    """One node lacks the NCCL network plugin the others load: its ranks fall back to sockets and
+    the first collective across nodes never completes. No line says error until the watchdog."""
+    s = start_time(12, 14)
+    job = Job("nccl-transport-mismatch", "gpu-[201-204]", s, s + timedelta(minutes=48), "FAILED", "1:0",
+              874950, seed=2024, user="eli")
+    for i, node in enumerate(job.nodes):
+        for dev in range(8):
+            pid = 51000 + 100 * i + dev
+            if node == "gpu-203":
+                job.app(20 + dev * 0.01, f"{node}:{pid}:{pid} [{dev}] NCCL INFO NET/Plugin: Could not find: "
+                                         "libnccl-net.so. Using internal net plugin.")
+                job.app(20.5 + dev * 0.01, f"{node}:{pid}:{pid} [{dev}] NCCL INFO Using network Socket")
+            else:
+                job.app(20 + dev * 0.01, f"{node}:{pid}:{pid} [{dev}] NCCL INFO Plugin Path : "
+                                         "/opt/hpcx/nccl_rdma_sharp_plugin/lib/libnccl-net.so")
+                job.app(20.5 + dev * 0.01, f"{node}:{pid}:{pid} [{dev}] NCCL INFO Using network IB")
+    nccl_cascade(job, -1, 30)
+    job.expected = {"outcome": "infrastructure", "sub_domain": "network", "root_cause": {"nodes": ["gpu-203"]}}
+    return job
+
+
 SCENARIOS = [s_xid149_nvlink, s_xid79, s_xid48, s_xid74, s_sxid, s_ib_link, s_nfs, s_enospc, s_kernel_panic,
              s_app_exception, s_cuda_oom, s_host_oom, s_timeout, s_preempted, s_cancelled, s_ambiguous,
              s_missing_logs, s_gsp, s_node_down_admin, s_gpu_lost_no_xid, s_nic_module_fault,
              s_hung_task_nfs, s_desync, s_time_limit_signal, s_exit_only, s_xid31_user_fault, s_lustre,
-             s_ecc_in_output, s_node_failure_in_output]
+             s_ecc_in_output, s_node_failure_in_output, s_amd_hbm_uncorrectable, s_transport_mismatch]
 
 
 if __name__ == "__main__":
-    for make in SCENARIOS:
-        write(make())
+    jobs = [make() for make in SCENARIOS]
+    ids = [job.job_id for job in jobs]
+    assert len(set(ids)) == len(ids), "two scenarios share a job id: the store keeps one of them"
+    for job in jobs:
+        write(job)
     print(f"wrote {len(SCENARIOS)} bundles to {OUT}")
