@@ -818,3 +818,14 @@ def test_newer_nccl_completion_status_and_async_queue_errors_point_at_the_fabric
            "192.168.1.2<57888> with status=5 opcode=1 len=0 vendor err 249 (Recv)\n")
     d = analyze_bundle(make_bundle({"app/out.log": out}))
     assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("network", ["gpu-02"])
+
+
+def test_an_nccl_internal_check_failing_is_the_jobs_nccl_build_not_the_fabric(make_bundle):
+    out = ("torch.distributed.DistBackendError: NCCL error in: /opt/pytorch/torch/csrc/distributed/c10d/"
+           "ProcessGroupNCCL.cpp:3376, internal error - please report this issue to the NCCL developers, "
+           "NCCL version 2.25.1\n")
+    d = analyze_bundle(make_bundle({"app/out.log": out}))
+    assert (d["sub_domain"], d["evidence_status"]) == ("application", "hypothesis")
+    # a fabric error beside it is the stronger lead
+    ib = "gpu-01:1:1 [0] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer 10.0.0.2<1> with error 12, opcode 0, len 0, vendor err 129\n"
+    assert analyze_bundle(make_bundle({"app/out.log": ib + out}))["sub_domain"] == "network"
