@@ -29,11 +29,18 @@ class Step:
     nodes: str = ""
     start: datetime | None = None
     end: datetime | None = None
+    ntasks: int | None = None  # how many tasks the step launched, where the scheduler said
+    distribution: str = ""  # how srun laid them out on the nodes (block, cyclic, plane=N ...)
 
     def to_dict(self) -> StepDoc:
-        return {"id": self.id, "name": self.name, "state": self.state, "exit_code": self.exit_code,
-                "nodes": self.nodes, "start": self.start.isoformat() if self.start else None,
-                "end": self.end.isoformat() if self.end else None}
+        doc: StepDoc = {"id": self.id, "name": self.name, "state": self.state, "exit_code": self.exit_code,
+                        "nodes": self.nodes, "start": self.start.isoformat() if self.start else None,
+                        "end": self.end.isoformat() if self.end else None}
+        if self.ntasks is not None:  # only where known: older documents stay as they were
+            doc["ntasks"] = self.ntasks
+        if self.distribution:
+            doc["distribution"] = self.distribution
+        return doc
 
 
 @dataclass

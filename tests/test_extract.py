@@ -829,3 +829,21 @@ def test_an_nccl_internal_check_failing_is_the_jobs_nccl_build_not_the_fabric(ma
     # a fabric error beside it is the stronger lead
     ib = "gpu-01:1:1 [0] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer 10.0.0.2<1> with error 12, opcode 0, len 0, vendor err 129\n"
     assert analyze_bundle(make_bundle({"app/out.log": ib + out}))["sub_domain"] == "network"
+
+
+def test_a_rank_without_a_host_is_placed_by_the_steps_task_layout(make_bundle):
+    ecc = "[rank300]: RuntimeError: CUDA error: uncorrectable ECC error encountered\n"
+
+    def node_of(**step) -> list[str]:
+        steps = [{"id": "batch", "nodes": "cn01", "ntasks": 1},
+                 {"id": "0", "nodes": "cn[01-04]", **step}]
+        d = analyze_bundle(make_bundle({"app/out.log": ecc}, nodes="cn[01-04]", steps=steps))
+        return d["root_cause"]["nodes"]
+
+    assert node_of(ntasks=512) == ["cn03"]  # 128 MPI ranks a node, in blocks: not 8 a GPU
+    assert node_of(ntasks=512, distribution="cyclic") == ["cn01"]  # 300 % 4
+    # one task a node is a launcher starting its own ranks: one rank a GPU is the guess
+    d = analyze_bundle(make_bundle({"app/out.log": "[rank9]: RuntimeError: CUDA error: uncorrectable ECC "
+                                                   "error encountered\n"}, nodes="cn[01-04]",
+                                   steps=[{"id": "0", "nodes": "cn[01-04]", "ntasks": 4}]))
+    assert d["root_cause"]["nodes"] == ["cn02"]

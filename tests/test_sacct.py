@@ -23,11 +23,13 @@ def test_2411_shapes_numbers_lists_and_signals():
            "steps": [{"step": {"name": "python", "id": {"job_id": 8, "step_id": 0}},
                       "state": ["NODE_FAIL"], "exit_code": {"status": ["SIGNALED"],
                                                              "signal": {"id": num(9)}},
-                      "time": {"start": num(1700000001), "end": num(1700000600)}}]}
+                      "time": {"start": num(1700000001), "end": num(1700000600)},
+                      "tasks": {"count": num(32)}, "task": {"distribution": "cyclic"}}]}
     facts = parse_job(job)
     assert facts.state == "NODE_FAIL" and facts.exit_code == "0:9"
     assert facts.attempt == 1 and facts.failed_node == "gpu-03"
     assert facts.steps[0].id == "0"
+    assert (facts.steps[0].ntasks, facts.steps[0].distribution) == (32, "cyclic")
 
 
 def test_requeued_attempts_are_selected_by_restart_count():

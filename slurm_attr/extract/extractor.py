@@ -31,6 +31,7 @@ from slurm_attr.decode.base import (
     srun_label,
     strip_rank,
 )
+from slurm_attr.extract.layout import rank_layout
 from slurm_attr.extract.timestamps import Clock, Stamp
 from slurm_attr.model import Coverage, Event, Observations, SourceRef, Workload
 from slurm_attr.ruleset import Pattern, Ruleset
@@ -44,7 +45,6 @@ _WINDOW_SLACK = timedelta(minutes=10)
 _WINDOWED_ORIGINS = ("node", "controller")
 _CARRY_LINES = 50
 _CONTEXT_LINES = 2
-_BLOCK_GUESS = "rank (block distribution)"  # a node guessed from the rank alone
 
 
 hyperscan: Any
@@ -112,7 +112,7 @@ class Extractor:
         self.workload = workload
         self.prefilters = {o: _Prefilter(ruleset.for_origin(o))
                            for o in ("node", "app", "controller")}
-        self.ranks_per_node = max(1, workload.gpus_per_node)
+        self.layout = rank_layout(workload)
         self.generic_depth = max((p.context_before for p in ruleset.patterns if p.generic), default=0)
         self.by_id = {p.id: p for p in ruleset.patterns}
         window = ruleset.policy["window"]
@@ -320,11 +320,11 @@ class Extractor:
         if scan.path_nodes:
             return scan.path_nodes
         rank = fields.get("rank")
-        if rank is not None and rank.isdigit():
-            index = int(rank) // self.ranks_per_node
-            if index < len(self.workload.nodes):
-                fields["node_from"] = _BLOCK_GUESS
-                return self.workload.nodes[index]
+        if rank is not None and rank.isdigit() and self.layout is not None:
+            host = self.layout.host(int(rank))
+            if host is not None:
+                fields["node_from"] = self.layout.how
+                return host
         if len(self.workload.nodes) == 1:  # every process of a one-node job ran there
             fields["node_from"] = "the job's only node"
             return self.workload.nodes[0]
@@ -333,8 +333,9 @@ class Extractor:
     def _nodes_from_rank_hosts(self, events: list[Event]) -> None:
         """A rank's events that name no node take the host another line of the same rank named
         (an MPI abort banner, a launcher's `rank N ... on node H`): one rank runs on one host, and
-        a named host beats the guess from a block distribution of ranks. Likewise a line `srun
+        a named host beats placing the rank by the task layout. Likewise a line `srun
         --label` marked with task N takes the host srun's own `H: task N: ...` line named."""
+        guessed = self.layout.how if self.layout else None
         ranks: dict[str, str] = {}
         tasks: dict[str, str] = {}
         for event in events:
@@ -345,7 +346,7 @@ class Extractor:
             for listed in _task_ids(event.fields.get("tasks", "")):
                 tasks.setdefault(listed, event.node)
         for event in events:
-            if event.node is not None and event.fields.get("node_from") != _BLOCK_GUESS:
+            if event.node is not None and event.fields.get("node_from") != guessed:
                 continue
             rank, task = event.fields.get("rank", ""), event.fields.get("srun_task", "")
             if task in tasks:

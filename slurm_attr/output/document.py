@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TypedDict
 
 
-class StepDoc(TypedDict):
+class _StepFields(TypedDict):
     id: str
     name: str
     state: str
@@ -15,6 +15,11 @@ class StepDoc(TypedDict):
     nodes: str
     start: str | None  # ISO 8601, like every time in the document
     end: str | None
+
+
+class StepDoc(_StepFields, total=False):
+    ntasks: int  # only where the scheduler said
+    distribution: str
 
 
 class WorkloadDoc(TypedDict):

@@ -233,7 +233,9 @@ def _steps(facts: _Fields) -> list[Step]:
                           state=step.text("state").upper(), exit_code=step.optional_text("exit_code"),
                           nodes=step.text("nodes"),
                           start=step.time("start") if step.present("start") else None,
-                          end=step.time("end") if step.present("end") else None))
+                          end=step.time("end") if step.present("end") else None,
+                          ntasks=step.integer("ntasks", 0, 0, 10_000_000) if step.present("ntasks") else None,
+                          distribution=step.text("distribution")))
     return steps
 
 
