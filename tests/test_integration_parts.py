@@ -3,6 +3,7 @@ job output names and permissions (real files, real users), the queue on both dat
 
 from __future__ import annotations
 
+import json
 import os
 import pwd
 import shutil
@@ -13,10 +14,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from slurm_replay import Replay
 
 from slurm_attr import config, hook
 from slurm_attr.connectors.job_output import JobNames, Owner, check, expand_pattern, output_paths
-from slurm_attr.scope.slurm import parse_parsable, workload_from
+from slurm_attr.scope.slurm import SlurmCommands, parse_parsable, workload_from
 from slurm_attr.store import queue
 from slurm_attr.worker.spool import SpoolError, parse_env, read_entries
 
@@ -57,6 +59,23 @@ def test_workload_from_sacct_facts():
     assert (w.cluster, w.nodes, w.elapsed_s, w.gpus_per_node) == (
         "attrtest", ["gpu-001", "gpu-002"], 599.0, 8)
     assert "uid 1001" in w.reason  # CANCELLED by 1001: who cancelled it
+
+
+def test_the_steps_task_layout_comes_from_sacct_json_where_the_columns_lack_it():
+    """Where sacct has its JSON output, each step's task count and distribution join the columns'."""
+    class WithJson(Replay):
+        def __call__(self, argv: list[str]) -> str:
+            if argv[0] == "sacct" and "--json" in argv:
+                start = int(datetime(2026, 11, 30, 2, 59, 55, tzinfo=UTC).timestamp())
+                return json.dumps({"jobs": [{"job_id": 1, "time": {"start": start}, "steps": [
+                    {"step": {"id": "1.0", "name": "sh"}, "tasks": {"count": 16},
+                     "task": {"distribution": "cyclic"}}]}]})
+            return super().__call__(argv)
+
+    (facts,) = SlurmCommands(config.Settings(), runner=WithJson()).sacct(["1"])["1"]
+    step = next(s for s in facts.steps if s.id == "0")
+    assert (step.ntasks, step.distribution, step.nodes) == (16, "cyclic", "node[01-02]")
+    assert next(s for s in facts.steps if s.id == "batch").ntasks is None
 
 
 # ---------------------------------------------------------------------------- spool and hook

@@ -68,7 +68,7 @@ def _epoch(value: Any) -> datetime | None:
     return datetime.fromtimestamp(seconds, tz=UTC)
 
 
-def _steps(job: dict[str, Any]) -> list[Step]:
+def steps_of(job: dict[str, Any]) -> list[Step]:
     steps = []
     for step in job.get("steps") or []:
         ident = step.get("step") or {}
@@ -94,7 +94,7 @@ def parse_job(job: dict[str, Any]) -> AttemptFacts:
     """The workload facts of one job object, normalised across versions."""
     state, flags = state_of(job)
     time = job.get("time") or {}
-    steps = _steps(job)
+    steps = steps_of(job)
     code = exit_code_of(job.get("exit_code"))
     derived = exit_code_of(job.get("derived_exit_code"))
     failing = [s for s in steps if s.exit_code and s.exit_code != "0:0"]

@@ -14,13 +14,13 @@ import pwd
 import re
 import subprocess
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Protocol
 
 from slurm_attr.config import Settings
 from slurm_attr.model import AttemptFacts, Step, Workload
-from slurm_attr.scope.sacct_json import number
+from slurm_attr.scope.sacct_json import number, steps_of
 from slurm_attr.scope.static import expand_nodes
 
 FIELDS = ["JobIDRaw", "JobID", "JobName", "User", "Partition", "NodeList", "Submit", "Start", "End",
@@ -107,6 +107,16 @@ def _step_facts(row: dict[str, str], step: str) -> Step:
                 start=_utc(row["Start"]), end=_utc(row["End"]))
 
 
+def _with_layout(steps: list[Step], from_json: list[Step]) -> list[Step]:
+    """The columns' steps with the task count and distribution only the JSON tells."""
+    layouts = {s.id.rsplit(".", 1)[-1]: s for s in from_json}
+    out = []
+    for step in steps:
+        known = layouts.get(step.id)
+        out.append(replace(step, ntasks=known.ntasks, distribution=known.distribution) if known else step)
+    return out
+
+
 @dataclass
 class NodeEvent:
     node: str
@@ -181,6 +191,7 @@ class SlurmCommands:
                 if job.start and start and int(job.start.timestamp()) == start:
                     job.failed_node = raw.get("failed_node") or job.failed_node
                     job.kill_request_user = raw.get("kill_request_user") or None
+                    job.steps = _with_layout(job.steps, steps_of(raw))
 
     def node_events(self, nodes: list[str], start: datetime, end: datetime) -> list[NodeEvent]:
         """Node state changes (down, drain, with reasons: admins, NHC) around the window."""
