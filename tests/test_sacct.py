@@ -41,3 +41,10 @@ def test_requeued_attempts_are_selected_by_restart_count():
     assert select_attempt(doc, "9", 1).state == "FAILED"
     assert select_attempt(doc, "9", None).state == "FAILED"
     assert select_attempt(doc, "10", 0) is None
+
+
+def test_a_step_whose_task_fields_are_not_objects_has_no_layout():
+    job = {"job_id": 10, "state": {"current": "FAILED"}, "time": {"start": 100, "end": 200},
+           "steps": [{"step": {"name": "python", "id": 0}, "tasks": [4], "task": "cyclic"}]}
+    step = parse_job(job).steps[0]
+    assert (step.ntasks, step.distribution) == (None, "")

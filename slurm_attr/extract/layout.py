@@ -35,7 +35,7 @@ def rank_layout(workload: Workload) -> RankLayout | None:
         return None
     step = _rank_step(workload.steps)
     if step is not None:
-        layout = _from_step(step, workload)
+        layout = _from_step(step)
         if layout is not None:
             return layout
     return RankLayout(tuple(workload.nodes), max(1, workload.gpus_per_node), GUESS)
@@ -47,9 +47,9 @@ def _rank_step(steps: list[Step]) -> Step | None:
     return max(candidates, key=lambda s: s.ntasks or 0, default=None)
 
 
-def _from_step(step: Step, workload: Workload) -> RankLayout | None:
+def _from_step(step: Step) -> RankLayout | None:
     try:
-        nodes = tuple(expand_nodes(step.nodes)) or tuple(workload.nodes)
+        nodes = tuple(expand_nodes(step.nodes))  # never empty: only steps with nodes get here
     except NodeListError:  # a step list no better than the job's: fall back to the guess
         return None
     ntasks = step.ntasks or 0

@@ -80,12 +80,13 @@ def steps_of(job: dict[str, Any]) -> list[Step]:
         code = exit_code_of(step.get("exit_code"))
         nodes = step.get("nodes") or {}
         times = step.get("time") or {}
+        tasks = step.get("tasks") if isinstance(step.get("tasks"), dict) else {}
         layout = step.get("task") if isinstance(step.get("task"), dict) else {}
         steps.append(Step(id=str(step_id if step_id is not None else name), name=name, state=state,
                           exit_code=f"{code[0]}:{code[1]}" if code else None,
                           nodes=nodes.get("range") or ",".join(nodes.get("list") or []),
                           start=_epoch(times.get("start")), end=_epoch(times.get("end")),
-                          ntasks=number((step.get("tasks") or {}).get("count")),
+                          ntasks=number(tasks.get("count")),
                           distribution=str(layout.get("distribution") or "")))
     return sorted(steps, key=lambda s: (s.start is not None, s.start or _EPOCH, s.id))
 
