@@ -120,7 +120,9 @@ def _analyze_live(job_id: str, attempt: int | None, rules_dir: str | None,
         if facts.end is None:
             raise click.ClickException(f"job {job_id} has not ended ({facts.state})")
         cluster = facts.cluster or client.cluster_name()
-        env = _queued_env(db, cluster, job_id, facts.end) or minimal_env(facts, cluster)
+        # the hook's environment names the real output files; else what slurmctld still knows
+        env = _queued_env(db, cluster, job_id, facts.end) or {
+            **minimal_env(facts, cluster), **client.job_streams(job_id)}
         return diagnose_attempt(facts, cluster, env, settings, client)
     except SlurmError as exc:
         raise click.ClickException(str(exc)) from exc

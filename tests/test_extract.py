@@ -6,6 +6,7 @@ import gzip
 import json
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from click.testing import CliRunner
 
 from slurm_attr.analyze import analyze_bundle
@@ -847,3 +848,36 @@ def test_a_rank_without_a_host_is_placed_by_the_steps_task_layout(make_bundle):
                                                    "error encountered\n"}, nodes="cn[01-04]",
                                    steps=[{"id": "0", "nodes": "cn[01-04]", "ntasks": 4}]))
     assert d["root_cause"]["nodes"] == ["cn02"]
+
+
+def test_slurms_own_memory_limit_kill_is_host_oom_on_the_stepd_host(make_bundle):
+    # Accounting enforcement (OverMemoryKill, older Slurm): no cgroup OOM line, no OUT_OF_MEMORY state;
+    # srun then reports the task as Killed and slurmstepd cancels the step.
+    out = ("slurmstepd-gpu-02: error: Step 4242.0 exceeded memory limit (52917772 > 20971520), being killed\n"
+           "srun: Exceeded job memory limit\n"
+           "slurmstepd-gpu-02: error: *** STEP 4242.0 ON gpu-02 CANCELLED AT 2026-11-20T10:30:00 ***\n"
+           "srun: error: gpu-02: task 0: Killed\n")
+    d = analyze_bundle(make_bundle({"app/out.log": out}, exit_code="0:9"))
+    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("host_oom", ["gpu-02"])
+    assert "52917772 KiB" in d["verdict"]
+
+
+@pytest.mark.parametrize("line", [
+    "nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown.",
+    "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the "
+    "latest NVIDIA driver is installed and running.",
+    "Failed to initialize NVML: Driver/library version mismatch",
+])
+def test_a_node_whose_nvidia_driver_does_not_answer_is_the_gpu_side(make_bundle, line):
+    d = analyze_bundle(make_bundle({"app/out.log": line + "\n"}, nodes="gpu-01"))
+    assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == (
+        "gpu", "NVIDIA driver unreachable", ["gpu-01"])
+
+
+def test_cuda_not_ready_in_pytorchs_device_count_warning_is_the_fabric_manager(make_bundle):
+    out = ("/opt/conda/lib/python3.9/site-packages/torch/cuda/__init__.py:129: UserWarning: CUDA initialization: "
+           "Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling "
+           "NumCudaDevices() that might have already set an error? Error 802: system not yet initialized "
+           "(Triggered internally at /pytorch/c10/cuda/CUDAFunctions.cpp:109.)\n")
+    d = analyze_bundle(make_bundle({"app/out.log": out}, nodes="gpu-01"))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("nvlink", "CUDA system not ready")

@@ -18,7 +18,8 @@ from slurm_replay import Replay
 
 from slurm_attr import config, hook
 from slurm_attr.connectors.job_output import JobNames, Owner, check, expand_pattern, output_paths
-from slurm_attr.scope.slurm import SlurmCommands, parse_parsable, workload_from
+from slurm_attr.extract.layout import rank_layout
+from slurm_attr.scope.slurm import SlurmCommands, _node_distribution, parse_parsable, workload_from
 from slurm_attr.store import queue
 from slurm_attr.worker.spool import SpoolError, parse_env, read_entries
 
@@ -59,6 +60,30 @@ def test_workload_from_sacct_facts():
     assert (w.cluster, w.nodes, w.elapsed_s, w.gpus_per_node) == (
         "attrtest", ["gpu-001", "gpu-002"], 599.0, 8)
     assert "uid 1001" in w.reason  # CANCELLED by 1001: who cancelled it
+
+
+def test_the_steps_task_layout_from_sacct_columns_places_ranks_without_the_json_plugin():
+    """Lines as 22.05.8 printed them with NTasks and Layout: `srun -n4 --distribution=cyclic` (3.0)
+    and `--distribution=block` (4.0) over two nodes, each beside its one-task batch step."""
+    replay = Replay(recording="sacct-22.05.8-layout.txt", cluster="attrrec")  # no JSON plugin
+    jobs = SlurmCommands(config.Settings(), runner=replay).sacct(["3", "4"])
+    steps = {f"{j}.{s.id}": s for j in ("3", "4") for s in jobs[j][0].steps}
+    assert (steps["3.0"].ntasks, steps["3.0"].distribution) == (4, "cyclic")
+    assert (steps["4.0"].ntasks, steps["4.0"].distribution) == (4, "block")
+    assert (steps["4.batch"].ntasks, steps["4.batch"].distribution) == (1, "")  # Layout=Unknown
+    cyclic = rank_layout(workload_from(jobs["3"][0], "attrrec"))
+    block = rank_layout(workload_from(jobs["4"][0], "attrrec"))
+    assert [cyclic.host(r) for r in range(4)] == ["node01", "node02", "node01", "node02"]
+    assert [block.host(r) for r in range(4)] == ["node03", "node03", "node04", "node04"]
+
+
+@pytest.mark.parametrize(("layout", "distribution"), [
+    ("Block", "block"), ("Cyclic", "cyclic"), ("BCyclic", "block"), ("BFCyclic", "block"),
+    ("CBlock", "cyclic"), ("CCyclic", "cyclic"), ("Block,Pack", "block"), ("Plane", "plane"),
+    ("Arbitrary", "arbitrary"), ("Unknown", ""), ("", ""), ("Bogus", "")])
+def test_sacct_layout_names_give_the_distribution_over_nodes(layout, distribution):
+    """slurm_step_layout_type_name's names: the first level of a two-level name is the nodes'."""
+    assert _node_distribution(layout) == distribution
 
 
 def test_the_steps_task_layout_comes_from_sacct_json_where_the_columns_lack_it():

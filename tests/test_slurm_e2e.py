@@ -449,3 +449,24 @@ def test_node_logs_in_a_local_zone_are_placed_on_the_job_timeline(cluster, scena
     out = _sh(sys.executable, "-m", "slurm_attr.cli", "analyze", "--job", job, "--format", "json",
               env={**ENV, "SLURM_ATTR_CONFIG": str(utc_config), "TZ": "UTC"})
     assert json.loads(out)["sub_domain"] != "gpu"
+
+
+RANK_JOB = r"""#!/bin/sh
+srun -n4 --distribution=cyclic sh -c '
+if [ "$SLURM_PROCID" = 2 ]; then
+  echo "[rank2]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."
+  exit 1
+fi' 2>/dev/null
+"""
+
+
+def test_a_rank_is_placed_by_the_steps_task_layout_and_the_output_found_without_the_hook(cluster, scenario):
+    """Four tasks round-robin over node01-02: rank 2 ran on node01, where a guess of consecutive
+    ranks per node would not put it. srun's own `node01: task 2: Exited` line would name the node
+    by itself, so it is kept out (2>/dev/null): only the step's layout from sacct places the rank.
+    No worker runs, so no queued hook environment names `ranks-%j.out`: slurmctld still does."""
+    job = sbatch("-N2", "-n4", "-w", "node[01-02]", "-o", "ranks-%j.out", "--wrap", RANK_JOB)
+    wait_until(lambda: squeue_state(job) == "", 60, "the job to end")
+    d = json.loads(_sh(sys.executable, "-m", "slurm_attr.cli", "analyze", "--job", job, "--format", "json"))
+    assert next(c for c in d["coverage"] if c["collector"] == "job_output")["status"] == "ok"
+    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("gpu_oom", ["node01"]), d["verdict"]

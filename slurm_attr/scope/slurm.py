@@ -24,7 +24,11 @@ from slurm_attr.scope.sacct_json import number, steps_of
 from slurm_attr.scope.static import expand_nodes
 
 FIELDS = ["JobIDRaw", "JobID", "JobName", "User", "Partition", "NodeList", "Submit", "Start", "End",
-          "State", "ExitCode", "DerivedExitCode", "Cluster", "AllocTRES", "WorkDir", "Reason"]
+          "State", "ExitCode", "DerivedExitCode", "Cluster", "AllocTRES", "WorkDir", "Reason",
+          "NTasks", "Layout"]
+# A row needs the columns up to Reason; the step layout columns came later (a wrapper or a saved
+# answer may lack them), and without them ranks are only placed by the one-rank-per-GPU guess.
+_REQUIRED = FIELDS.index("Reason") + 1
 _TIMEOUT_S = 120
 # Job names, work dirs and reasons are user text and may hold "|": columns are split on this.
 DELIMITER = "\x1e|"
@@ -71,7 +75,7 @@ def parse_parsable(text: str) -> dict[str, list[AttemptFacts]]:
     current: AttemptFacts | None = None
     for line in text.split("\n"):
         cols = line.split(DELIMITER)
-        if len(cols) < len(FIELDS):
+        if len(cols) < _REQUIRED:
             continue
         row = dict(zip(FIELDS, cols, strict=False))
         job_id, _, step = row["JobIDRaw"].partition(".")
@@ -104,16 +108,32 @@ def _job_facts(row: dict[str, str]) -> AttemptFacts:
 def _step_facts(row: dict[str, str], step: str) -> Step:
     return Step(id=step, name=row["JobName"], state=row["State"].split(" ")[0].upper(),
                 exit_code=row["ExitCode"] or None, nodes=row["NodeList"],
-                start=_utc(row["Start"]), end=_utc(row["End"]))
+                start=_utc(row["Start"]), end=_utc(row["End"]),
+                ntasks=number(row.get("NTasks")) or None,
+                distribution=_node_distribution(row.get("Layout", "")))
+
+
+def _node_distribution(layout: str) -> str:
+    """sacct's Layout name -> how tasks went over the nodes: `Block`, `Cyclic`, and the two-level
+    names whose first letter is the node level (`BCyclic`: block over nodes, cyclic over sockets;
+    `CBlock`, `CFCyclic` ...); `Plane`, `Arbitrary` and `Unknown` place no rank."""
+    name = layout.split(",")[0].strip()
+    if name in ("Block", "Cyclic"):
+        return name.lower()
+    if len(name) > 1 and name[0] in "BC" and name[1:].lstrip("F") in ("Block", "Cyclic"):
+        return "block" if name[0] == "B" else "cyclic"
+    return name.lower() if name in ("Plane", "Arbitrary") else ""
 
 
 def _with_layout(steps: list[Step], from_json: list[Step]) -> list[Step]:
-    """The columns' steps with the task count and distribution only the JSON tells."""
+    """The columns' steps with the task count and distribution the JSON tells where they lack it."""
     layouts = {s.id.rsplit(".", 1)[-1]: s for s in from_json}
     out = []
     for step in steps:
         known = layouts.get(step.id)
-        out.append(replace(step, ntasks=known.ntasks, distribution=known.distribution) if known else step)
+        if known and not step.ntasks:
+            step = replace(step, ntasks=known.ntasks, distribution=known.distribution)
+        out.append(step)
     return out
 
 
