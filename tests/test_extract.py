@@ -881,3 +881,40 @@ def test_cuda_not_ready_in_pytorchs_device_count_warning_is_the_fabric_manager(m
            "(Triggered internally at /pytorch/c10/cuda/CUDAFunctions.cpp:109.)\n")
     d = analyze_bundle(make_bundle({"app/out.log": out}, nodes="gpu-01"))
     assert (d["sub_domain"], d["root_cause"]["code"]) == ("nvlink", "CUDA system not ready")
+
+
+@pytest.mark.parametrize("line", [
+    "gpu-02:1234:1300 [3] nccl_net_ofi_rdma.cpp:1012 NCCL WARN NET/OFI Request 0x7f3c2c0a1b40 completed with "
+    "error. RC: 5. Error: 4354 (Unresponsive receiver (reachable by EFA device but handshake failed)). "
+    "Completed length: 0, Request: { dev: 3, size: 0, state: CREATED, type: SEND }",
+    "[rank9]: NET/OFI Unable to insert remote address into address vector for device 1. RC: 0",
+])
+def test_a_failed_libfabric_transfer_is_the_fabric_not_nccls_internal_check(make_bundle, line):
+    out = ("[rank9]: ncclInternalError: Internal check failed.\n[rank9]: Last error:\n" + line + "\n")
+    d = analyze_bundle(make_bundle({"app/out.log": out}, nodes="gpu-[01-02]"))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("network", "NCCL OFI transfer error")
+
+
+def test_slurm_failing_to_resolve_its_controller_is_the_nodes_resolver(make_bundle):
+    out = ('srun: error: Unable to resolve "mgmt": Unknown host\n'
+           "srun: error: Unable to establish control machine address\n"
+           "srun: error: Unable to confirm allocation for job 90: No error\n")
+    d = analyze_bundle(make_bundle({"app/out.log": out}, nodes="cn01"))
+    assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == ("network", "DNS failure", ["cn01"])
+
+
+def test_an_unreadable_spank_configuration_is_the_node_not_the_job(make_bundle):
+    out = ("srun: error: spank: Failed to open /opt/slurm/etc/plugstack.conf.d/sed6Yj8Ga: Permission denied\n"
+           "srun: error: Plug-in initialization failed\n")
+    d = analyze_bundle(make_bundle({"app/out.log": out}, nodes="cn01"))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("host", "SPANK config unreadable")
+
+
+def test_open_mpis_libfabric_transport_aborting_points_at_the_fabric(make_bundle):
+    out = ("[cn01:08156] mtl_ofi_endpoint.h:47: *** The Open MPI OFI MTL is aborting the MPI job (via exit(3)).\n"
+           "mpirun detected that one or more processes exited with non-zero status, thus causing\n")
+    d = analyze_bundle(make_bundle({"app/out.log": out}, nodes="cn[01-02]"))
+    assert (d["sub_domain"], d["evidence_status"]) == ("network", "hypothesis")
+    # the job's own error beside it is the cause, the abort its consequence
+    bug = "Traceback (most recent call last):\n  File \"osu.py\", line 3, in <module>\nValueError: bad size\n"
+    assert analyze_bundle(make_bundle({"app/out.log": bug + out}, nodes="cn[01-02]"))["sub_domain"] == "application"
