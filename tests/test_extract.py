@@ -918,3 +918,44 @@ def test_open_mpis_libfabric_transport_aborting_points_at_the_fabric(make_bundle
     # the job's own error beside it is the cause, the abort its consequence
     bug = "Traceback (most recent call last):\n  File \"osu.py\", line 3, in <module>\nValueError: bad size\n"
     assert analyze_bundle(make_bundle({"app/out.log": bug + out}, nodes="cn[01-02]"))["sub_domain"] == "application"
+
+
+def test_an_ib_port_flapping_under_nccl_is_the_fabric(make_bundle):
+    out = ("gpu-02:311:405 [0] transport/net_ib.cc:199 NCCL WARN NET/IB : mlx5_3:1 Got async error event: port error\n"
+           "gpu-02:311:405 [0] transport/net_ib.cc:199 NCCL WARN NET/IB : mlx5_3:1 Got async error event: port active\n"
+           "RuntimeError: NCCL communicator was aborted on rank 3.\n")
+    d = analyze_bundle(make_bundle({"app/out.log": out}, nodes="gpu-[01-02]"))
+    assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == (
+        "network", "NCCL IB port error", ["gpu-02"])
+
+
+def test_too_little_free_gpu_memory_for_a_serving_engine_is_gpu_oom(make_bundle):
+    out = ("ValueError: Free memory on device cuda:0 (11.96/184.3 GiB) on startup is less than desired GPU memory "
+           "utilization (0.3, 55.29 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.\n")
+    assert analyze_bundle(make_bundle({"app/out.log": out}))["sub_domain"] == "gpu_oom"
+
+
+def test_a_cuda_check_of_a_compiled_framework_names_the_ecc_fault(make_bundle):
+    out = ("Check failed: (e == cudaSuccess || e == cudaErrorCudartUnloading) is false: CUDA: uncorrectable ECC "
+           "error encountered\n")
+    assert analyze_bundle(make_bundle({"app/out.log": out}))["sub_domain"] == "gpu_memory"
+
+
+@pytest.mark.parametrize("line", [
+    "(raylet) node_manager.cc:3007: 2 Workers (tasks / actors) killed due to memory pressure (OOM), 0 Workers "
+    "crashed due to other reasons at node (ID: abd406d4, IP: 10.0.167.26) over the last time period.",
+    "ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.",
+])
+def test_rays_memory_monitor_killing_workers_is_host_oom(make_bundle, line):
+    d = analyze_bundle(make_bundle({"app/out.log": line + "\n"}))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("host_oom", "Ray OOM kill")
+
+
+def test_a_peer_on_dockers_default_bridge_is_unreachable_from_other_hosts(make_bundle):
+    out = ("[E socket.cpp:922] [c10d] The client socket has timed out after 1800s while trying to connect to "
+           "(172.17.0.2, 44737).\n")
+    d = analyze_bundle(make_bundle({"app/out.log": out}, nodes="gpu-[01-02]"))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("network", "Peer on a container bridge")
+    # the cluster's own addresses say nothing of the kind
+    other = analyze_bundle(make_bundle({"app/out.log": out.replace("172.17.0.2", "10.0.1.75")}, nodes="gpu-[01-02]"))
+    assert (other["root_cause"] or {}).get("code") != "Peer on a container bridge"
