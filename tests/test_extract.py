@@ -959,3 +959,34 @@ def test_a_peer_on_dockers_default_bridge_is_unreachable_from_other_hosts(make_b
     # the cluster's own addresses say nothing of the kind
     other = analyze_bundle(make_bundle({"app/out.log": out.replace("172.17.0.2", "10.0.1.75")}, nodes="gpu-[01-02]"))
     assert (other["root_cause"] or {}).get("code") != "Peer on a container bridge"
+
+
+@pytest.mark.parametrize("lines", [
+    "slurmstepd: error: pyxis:     [ERROR] Command not found: nvidia-container-cli, see "
+    "https://github.com/NVIDIA/libnvidia-container\n"
+    "slurmstepd: error: pyxis:     [ERROR] /etc/enroot/hooks.d/98-nvidia.sh exited with return code 1\n",
+    "slurmstepd: error: pyxis:     nvidia-container-cli: ldcache error: process /usr/sbin/ldconfig.real failed "
+    "with error code: 1\n",
+])
+def test_a_failing_enroot_hook_of_the_node_is_the_node(make_bundle, lines):
+    out = lines + ("slurmstepd: error: pyxis: couldn't start container\n"
+                   "slurmstepd: error: spank: required plugin spank_pyxis.so: task_init() failed with rc=-1\n")
+    d = analyze_bundle(make_bundle({"app/out.log": out}, nodes="gpu01"))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("host", "Container hook failed")
+
+
+def test_enospc_from_a_cgroup_file_is_the_nodes_cgroup_setup_not_a_full_disk(make_bundle):
+    out = ("slurmstepd: error: common_file_write_uints: write value '39981' to '/sys/fs/cgroup/cpuset/slurm/uid_2/"
+           "job_6457/step_batch/cgroup.procs' failed: No space left on device\n"
+           "slurmstepd: error: unable to add pids to '/sys/fs/cgroup/cpuset/slurm/uid_2/job_6457/step_batch'\n"
+           "slurmstepd: error: job_manager: exiting abnormally: Slurmd could not execve job\n")
+    d = analyze_bundle(make_bundle({"app/out.log": out}, nodes="cn01"))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("host", "Job cgroup setup failed")
+    assert not any(s["code"] == "ENOSPC" for s in d["symptoms"])
+
+
+def test_node_health_check_failing_on_the_jobs_node_is_the_node(make_bundle):
+    log = ("2026-11-20T10:15:00+00:00 cn01 nhc[4242]: ERROR:  nhc:  Health check failed:  Check "
+           "check_fs_mount_rw(/scratch) returned 1\n")
+    d = analyze_bundle(make_bundle({"nodes/cn01/syslog": log}, nodes="cn01"))
+    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("host", ["cn01"])
