@@ -990,3 +990,34 @@ def test_node_health_check_failing_on_the_jobs_node_is_the_node(make_bundle):
            "check_fs_mount_rw(/scratch) returned 1\n")
     d = analyze_bundle(make_bundle({"nodes/cn01/syslog": log}, nodes="cn01"))
     assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("host", ["cn01"])
+
+
+def test_mpichs_ucx_netmod_failing_a_send_is_the_fabric_not_the_disk(make_bundle):
+    out = ("MPIDI_UCX_send(95)...: returned failed request in UCX netmod(ucx_send.h 95 MPIDI_UCX_send "
+           "Input/output error)\n")
+    d = analyze_bundle(make_bundle({"app/out.log": out}, nodes="cn01"))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("network", "UCX transfer failed")
+
+
+def test_a_failed_libfabric_call_in_a_runtime_check_is_the_fabric(make_bundle):
+    out = ("internal error: 0: comm-ofi.c:2809: OFI error: fi_mr_reg(ofi_domain, memTab[i].addr, memTab[i].size, "
+           "bufAcc, 0, (prov_key ? 0 : i), 0, &ofiMrTab[i], ((void*)0)): No such file or directory\n")
+    d = analyze_bundle(make_bundle({"app/out.log": out}, nodes="cn01"))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("network", "libfabric call failed")
+
+
+def test_nccl_asked_for_a_network_it_does_not_have_is_the_jobs_setting(make_bundle):
+    out = ("nid006365:180142:180163 [0] NCCL INFO NET/Plugin: Could not find: ofi libnccl-net-ofi.so. Using internal "
+           "network plugin.\n"
+           "nid006365:180142:180163 [0] net.cc:626 NCCL WARN Error: network AWS Libfabric not found.\n")
+    d = analyze_bundle(make_bundle({"app/out.log": out}, nodes="nid006365"))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("application", "NCCL network not found")
+
+
+@pytest.mark.parametrize("line", [
+    "Execution of replica 0 failed: Resource exhausted: Out of memory while trying to allocate 64793134928 bytes.",
+    "Not Enough GPU memory? RESOURCE_EXHAUSTED: Failed to allocate request for 35.58GiB (38204550232B) on device "
+    "ordinal 0",
+])
+def test_xlas_older_and_newer_device_oom_wordings_are_gpu_oom(make_bundle, line):
+    assert analyze_bundle(make_bundle({"app/out.log": line + "\n"}))["sub_domain"] == "gpu_oom"
