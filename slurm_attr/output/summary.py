@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from slurm_attr.output.coverage import fold_coverage
 from slurm_attr.sanitize import clean
 
 _MAX_SYMPTOMS = 12
@@ -51,8 +52,9 @@ def render_summary(d: dict[str, Any]) -> str:
         if len(demoted) > _MAX_SYMPTOMS:
             out.append(f"  ... {len(demoted) - _MAX_SYMPTOMS} more (use --format json)")
     out += ["", "Coverage"]
-    for c in d["coverage"]:
+    for c in fold_coverage(d["coverage"]):
         where = f"/{c['node']}" if c["node"] else ""
+        where += f" ({c['nodes']} nodes)" if c["nodes"] > 1 else ""
         reason = f" ({_line(c['reason'])})" if c["reason"] else ""
         out.append(f"  {c['collector']}{where}: {c['status']}{reason}, {len(c['files'])} files, "
                    f"{c['lines']} lines")

@@ -21,6 +21,7 @@ import pandas as pd
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup, escape
 
+from slurm_attr.output.coverage import fold_coverage
 from slurm_attr.private_cache import PrivateCache
 from slurm_attr.report.query import (
     Filters,
@@ -83,6 +84,7 @@ def environment() -> Environment:
     env.filters["highlight"] = _highlight
     env.filters["node_page"] = node_page
     env.filters["demoted_by_node"] = _demoted_by_node
+    env.filters["fold_coverage"] = fold_coverage
     env.globals["palette"] = PALETTE
     return env
 
@@ -93,7 +95,7 @@ def _job_env_and_version() -> tuple[Environment, str]:
     sources = b"".join((resources.files("slurm_attr.templates") / name).read_bytes()
                        for name in ("job_body.html", "_macros.html"))
     # PALETTE and the filters shape the body too; bump the suffix when they change.
-    return env, hashlib.sha256(sources + json.dumps(PALETTE).encode() + b"1").hexdigest()[:16]
+    return env, hashlib.sha256(sources + json.dumps(PALETTE).encode() + b"2").hexdigest()[:16]
 
 
 def job_body(d: dict[str, Any]) -> str:
