@@ -1021,3 +1021,20 @@ def test_nccl_asked_for_a_network_it_does_not_have_is_the_jobs_setting(make_bund
 ])
 def test_xlas_older_and_newer_device_oom_wordings_are_gpu_oom(make_bundle, line):
     assert analyze_bundle(make_bundle({"app/out.log": line + "\n"}))["sub_domain"] == "gpu_oom"
+
+
+def test_a_step_torn_down_after_a_task_aborted_is_not_a_cancel(make_bundle):
+    # srun kills the other tasks once one dies and slurmstepd prints a reason-less CANCELLED: in a job
+    # that ended FAILED nobody cancelled it, so the abort (exit 134, SIGABRT) is the reading.
+    out = ("terminate called without an active exception\n"
+           "srun: error: gpu-01: task 39: Aborted (core dumped)\n"
+           "srun: launch/slurm: _step_signal: Terminating StepId=4242.0\n"
+           "slurmstepd: error: *** STEP 4242.0 ON gpu-01 CANCELLED AT 2026-11-20T10:30:00 ***\n"
+           "srun: error: gpu-01: tasks 0-38,40-63: Killed\n")
+    d = analyze_bundle(make_bundle({"app/out.log": out}, exit_code="134:0"))
+    assert d["sub_domain"] == "application" and d["root_cause"]["nodes"] == ["gpu-01"]
+    cancel = next(s for s in d["symptoms"] if s["kind"] == "slurm_cancel")
+    assert cancel["sub_domain"] is None and cancel["role"] != "root"
+    # The same line in a job that ended CANCELLED is the cancel.
+    d = analyze_bundle(make_bundle({"app/out.log": out}, state="CANCELLED", exit_code="0:15"))
+    assert d["sub_domain"] == "cancelled"

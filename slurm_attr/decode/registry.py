@@ -30,6 +30,8 @@ _TRACEBACK = "Traceback (most recent call last):"
 _JOB_CGROUP = re.compile(r"job_(?P<job>\d+)")
 _SIGNALS = {"Killed": "SIGKILL", "Terminated": "SIGTERM", "Aborted": "SIGABRT",
             "Segmentation fault": "SIGSEGV", "Bus error": "SIGBUS"}
+# What srun sends the remaining tasks once one failed (and a cancel sends them all).
+_TEARDOWN_SIGNALS = ("SIGKILL", "SIGTERM")
 
 
 def decode_sxid(fields: dict[str, str], ctx: DecodeContext) -> Classification:
@@ -136,6 +138,10 @@ def decode_slurm_cancel(fields: dict[str, str], ctx: DecodeContext) -> Classific
     if not fields.get("host") and fields.get("host_after"):
         fields["host"] = fields["host_after"].rstrip("*").strip()
     key, text = _CANCEL_REASONS.get(why, ("cancel.other", "Slurm cancelled the job (scancel or a signal)."))
+    if key == "cancel.other" and ctx.workload.state == "FAILED":
+        # A cancel leaves the job CANCELLED; in a job that ended FAILED, a cancel without a reason
+        # is srun (or the launcher) tearing the step down after a task failed.
+        key, text = "cancel.task_failure", "The step was terminated after a task failed."
     if why == "TIME LIMIT" and fields.get("scope") == "STEP":
         text = "Slurm cancelled the job step at the job's time limit."
     return classified(ctx, key, text, code=f"CANCELLED {why}".strip(), node=fields.get("host"))
@@ -156,6 +162,9 @@ def decode_srun(fields: dict[str, str], ctx: DecodeContext) -> Classification:
                                  "system behind the job's mapped files.")
     signal = next((sig for word, sig in _SIGNALS.items() if what.startswith(word)), None)
     code = f"srun {signal}" if signal else "srun task exit"
+    if signal not in _TEARDOWN_SIGNALS:
+        # A task that died of its own accord; srun then kills the others (SIGKILL, SIGTERM).
+        fields["first_failure"] = "yes"
     return classified(ctx, "srun.task_exit", code=code, node=node,
                       summary=f"srun: task(s) {fields.get('tasks')} on {node}: {what}")
 

@@ -432,7 +432,9 @@ class Engine:
             named = {e.fields["peer_node"] for e in live if e.fields.get("peer_node")}
             how = "the peer the failing transfers named"
         if not named and root.kind == "job_exit":
-            named = {e.node for e in live if e.node and e.fields.get("first_failure") == "yes"}
+            first = min((e for e in live if e.node and e.fields.get("first_failure") == "yes"),
+                        key=Event.sort_key, default=None)
+            named = {first.node} if first is not None and first.node else set()
             how = "the first failure the launcher reported"
         if not named and len(self.workload.nodes) == 1:
             named, how = set(self.workload.nodes), "the job's only node"
