@@ -1038,3 +1038,45 @@ def test_a_step_torn_down_after_a_task_aborted_is_not_a_cancel(make_bundle):
     # The same line in a job that ended CANCELLED is the cancel.
     d = analyze_bundle(make_bundle({"app/out.log": out}, state="CANCELLED", exit_code="0:15"))
     assert d["sub_domain"] == "cancelled"
+
+
+@pytest.mark.parametrize("files", [
+    {"app/out.log": "srun: error: Application launch failed: Job credential expired\n"},
+    {"app/out.log": "srun: error: Application launch failed: Invalid job credential\n",
+     "nodes/gpu-02/slurmd.log":
+         "[2026-11-20T10:05:00.753] error: Credential signature check: Credential data mismatch\n"
+         "[2026-11-20T10:05:00.753] error: Invalid job credential from 20004@10.1.2.3: Invalid job credential\n"},
+])
+def test_a_job_credential_the_node_refuses_is_the_nodes_setup(make_bundle, files):
+    d = analyze_bundle(make_bundle(files, exit_code="1:0"))
+    assert d["sub_domain"] == "host" and d["root_cause"]["code"] in ("Task launch failed", "Job credential refused")
+    if "nodes/gpu-02/slurmd.log" in files:
+        assert d["root_cause"]["nodes"] == ["gpu-02"]
+
+
+def test_pdsh_failing_to_reach_a_node_outranks_the_time_limit_it_leads_to(make_bundle):
+    out = ("gpu-02: /bin/bash: /usr/bin/sss_ssh_knownhostsproxy: No such file or directory\n"
+           "pdsh@gpu-01: gpu-02: ssh exited with exit code 255\n"
+           "slurmstepd: error: *** JOB 4242 ON gpu-01 CANCELLED AT 2026-11-20T10:59:59 DUE TO TIME LIMIT ***\n")
+    d = analyze_bundle(make_bundle({"app/out.log": out}, state="TIMEOUT", exit_code="0:0"))
+    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("host", ["gpu-02"])
+    # a remote command that ran and failed is not ssh failing
+    out = "pdsh@gpu-01: gpu-02: ssh exited with exit code 1\n"
+    d = analyze_bundle(make_bundle({"app/out.log": out}))
+    assert d["sub_domain"] != "host"
+
+
+def test_a_firewall_dropping_slurms_ports_is_why_the_node_stopped_responding(make_bundle):
+    kern = ("Nov 20 10:10:00 gpu-02 kernel: [43351.006693] [UFW BLOCK] IN=eth0 OUT= SRC=10.0.0.1 DST=10.0.0.12 "
+            "LEN=60 TOS=0x00 PREC=0x00 TTL=64 ID=1 DF PROTO=TCP SPT=55926 DPT=6818 WINDOW=64240 RES=0x00 SYN URGP=0\n")
+    ctld = "[2026-11-20T10:15:00.000] error: Nodes gpu-02 not responding, setting DOWN\n"
+    d = analyze_bundle(make_bundle({"nodes/gpu-02/kern.log": kern, "controller/slurmctld.log": ctld},
+                                   state="NODE_FAIL", exit_code="0:0"))
+    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("network", ["gpu-02"])
+    assert "port 6818 from 10.0.0.1" in d["verdict"]
+    down = next(s for s in d["symptoms"] if s["kind"] == "node_not_responding")
+    assert down["demoted_by"] == "companion_events"
+    # a firewall dropping other traffic is the firewall doing its job
+    d = analyze_bundle(make_bundle({"nodes/gpu-02/kern.log": kern.replace("DPT=6818", "DPT=3389"),
+                                    "controller/slurmctld.log": ctld}, state="NODE_FAIL", exit_code="0:0"))
+    assert d["sub_domain"] == "host"
