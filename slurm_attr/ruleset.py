@@ -462,6 +462,10 @@ def _check_policy(policy: dict[str, Any], path: Path) -> None:
                             "after (a list of sub_domains) and within_s (seconds)")
         bad = [d for d in spec["after"] if d not in SUB_DOMAINS]
         _require(not bad, where, f"aftermath: entry {i + 1}: unknown sub_domain {bad[0]!r}" if bad else "")
+    for key in ("node_scoped_domains", "placed_by_first_failure"):
+        listed = policy.get(key) or []
+        bad = [d for d in listed if d not in SUB_DOMAINS] if isinstance(listed, list) else [listed]
+        _require(not bad, _locate(path, f"{key}:"), f"{key}: unknown sub_domain {bad[0]!r}" if bad else "")
     _check_must_agree(policy, path)
     _check_leads(policy, path)
 

@@ -1080,3 +1080,55 @@ def test_a_firewall_dropping_slurms_ports_is_why_the_node_stopped_responding(mak
     d = analyze_bundle(make_bundle({"nodes/gpu-02/kern.log": kern.replace("DPT=6818", "DPT=3389"),
                                     "controller/slurmctld.log": ctld}, state="NODE_FAIL", exit_code="0:0"))
     assert d["sub_domain"] == "host"
+
+
+def test_a_rocm_gpu_hang_is_the_gpu_of_the_node_whose_tasks_aborted_first(make_bundle):
+    out = ("HW Exception by GPU node-4 (Agent handle: 0x525020) reason :GPU Hang\n"
+           "srun: error: gpu-02: tasks 8-15: Aborted\n"
+           "srun: error: gpu-01: tasks 0-7: Killed\n")
+    d = analyze_bundle(make_bundle({"app/out.log": out}, exit_code="134:0"))
+    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("gpu", ["gpu-02"])
+    assert "GPU node-4" in d["verdict"] and "GPU Hang" in d["verdict"]
+    # a network error printed without a host is not placed on the first rank to die: it may be the victim
+    out = ("NCCL WARN NET/IB : Got completion from peer 10.0.0.2<1234> with error 12, opcode 0, len 0, vendor err 129\n"
+           "srun: error: gpu-02: tasks 8-15: Exited with exit code 1\n")
+    d = analyze_bundle(make_bundle({"app/out.log": out}))
+    assert d["sub_domain"] == "network" and d["root_cause"]["nodes"] == []
+
+
+@pytest.mark.parametrize("line", [
+    "HIP error out of memory at alltoall_gpu.c:97",
+    "HIP error: out of memory",
+])
+def test_hip_out_of_memory_is_gpu_oom(make_bundle, line):
+    d = analyze_bundle(make_bundle({"app/out.log": line + "\n"}))
+    assert d["sub_domain"] == "gpu_oom", line
+
+
+def test_a_hip_error_word_in_prose_is_not_a_gpu_error(make_bundle):
+    d = analyze_bundle(make_bundle({"app/out.log": "HIP error checking is enabled for this build\n"}))
+    assert all(s["kind"] != "cuda_error" for s in d["symptoms"])
+
+
+@pytest.mark.parametrize("line", [
+    "invalid usage ... Last NCCL warning(error): 'Bootstrap : no socket interface found'",
+    "gpu-01:1050:1050 [0] NCCL WARN Bootstrap : no socket interface found",
+])
+def test_nccl_without_a_socket_interface_is_the_network_setup(make_bundle, line):
+    d = analyze_bundle(make_bundle({"app/out.log": line + "\n"}))
+    assert d["sub_domain"] == "network" and d["root_cause"]["code"] == "NCCL no socket interface"
+
+
+@pytest.mark.parametrize("out, reason", [
+    ("libfabric:122567:1790384730::cxi:ep_data:cxip_report_send_completion():675<warn> nid006264: TXC "
+     "(0xb951:0): Request dest_addr: 432 caddr.nic: 0XEEC3 caddr.pid: 0 error: 0x6454210 (err: 5, CONN_CLOSED)\n",
+     "CONN_CLOSED"),
+    ("libfabric:242959::cxi:ep_data:cxip_report_send_completion():675<warn>\n"
+     "    gpu-02: TXC (0x8f0:4): Request dest_addr: 1 caddr.nic: 0X862 caddr.pid: 0\n"
+     "    error: 0x4008886603b0 (err: 107, VNI_NOT_FOUND)\n", "VNI_NOT_FOUND"),
+    ("MPIDI_OFI_handle_cq_error(1310): OFI poll failed (ofi_events.c:1312:MPIDI_OFI_handle_cq_error:"
+     "Input/output error - Invalid request descriptor)\n", "Invalid request descriptor"),
+])
+def test_slingshot_transfer_errors_are_the_fabric_and_name_their_reason(make_bundle, out, reason):
+    d = analyze_bundle(make_bundle({"app/out.log": out}))
+    assert d["sub_domain"] == "network" and f"({reason})" in d["verdict"]

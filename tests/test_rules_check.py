@@ -355,3 +355,8 @@ def test_parsed_rules_are_cached_by_content_and_never_stale(tmp_path, rules_copy
 def test_a_lead_domain_that_does_not_exist_is_named(rules_copy):
     _edit(rules_copy / "policy.yaml", "  domains: [gpu, gpu_memory,", "  domains: [gpus, gpu_memory,")
     assert "unexplained_failure_leads: unknown sub_domain 'gpus'" in _only_line(_check(rules_copy))
+
+
+def test_a_first_failure_domain_that_does_not_exist_is_named(rules_copy):
+    _edit(rules_copy / "policy.yaml", "placed_by_first_failure: [gpu,", "placed_by_first_failure: [gpus,")
+    assert "placed_by_first_failure: unknown sub_domain 'gpus'" in _only_line(_check(rules_copy))

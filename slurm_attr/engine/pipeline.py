@@ -431,7 +431,8 @@ class Engine:
         if not named and root.sub_domain == "network":
             named = {e.fields["peer_node"] for e in live if e.fields.get("peer_node")}
             how = "the peer the failing transfers named"
-        if not named and root.kind == "job_exit":
+        if not named and (root.kind == "job_exit"
+                          or root.sub_domain in self.policy.get("placed_by_first_failure", [])):
             first = min((e for e in live if e.node and e.fields.get("first_failure") == "yes"),
                         key=Event.sort_key, default=None)
             named = {first.node} if first is not None and first.node else set()
