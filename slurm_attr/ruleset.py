@@ -467,6 +467,8 @@ def _check_policy(policy: dict[str, Any], path: Path) -> None:
         bad = [d for d in listed if d not in SUB_DOMAINS] if isinstance(listed, list) else [listed]
         _require(not bad, _locate(path, f"{key}:"), f"{key}: unknown sub_domain {bad[0]!r}" if bad else "")
     _check_must_agree(policy, path)
+    _check_collectives(policy, path)
+    _check_hung_on(policy, path)
     _check_leads(policy, path)
 
 
@@ -496,6 +498,40 @@ def _check_must_agree(policy: dict[str, Any], path: Path) -> None:
                  f"must_agree: entry {i + 1}: unknown sub_domain {spec['sub_domain']!r}")
         _require(spec.get("outcome", "unknown") in OUTCOMES, where,
                  f"must_agree: entry {i + 1}: outcome must be one of {', '.join(OUTCOMES)}")
+
+
+def _names(value: Any) -> bool:
+    """A non-empty list of names."""
+    return isinstance(value, list) and bool(value) and all(isinstance(v, str) for v in value)
+
+
+def _percent(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 100
+
+
+def _check_collectives(policy: dict[str, Any], path: Path) -> None:
+    spec = policy.get("collectives_must_match")
+    if spec is None:
+        return
+    where = _locate(path, "collectives_must_match:")
+    needed = {"kind", "fields", "ops", "sub_domain", "priority", "code", "summary"}
+    ok = (isinstance(spec, dict) and needed <= set(spec) and _names(spec["fields"]) and _names(spec["ops"])
+          and _percent(spec["priority"]))
+    _require(ok, where, "collectives_must_match needs kind, fields and ops (lists of names), sub_domain, "
+                        "priority (0-100), code and summary")
+    _require(spec["sub_domain"] in SUB_DOMAINS, where,
+             f"collectives_must_match: unknown sub_domain {spec['sub_domain']!r}")
+
+
+def _check_hung_on(policy: dict[str, Any], path: Path) -> None:
+    spec = policy.get("hung_on")
+    if spec is None:
+        return
+    ok = (isinstance(spec, dict) and {"states", "kinds", "priority", "note"} <= set(spec)
+          and _names(spec["states"]) and _names(spec["kinds"]) and _percent(spec["priority"])
+          and isinstance(spec["note"], str))
+    _require(ok, _locate(path, "hung_on:"),
+             "hung_on needs states and kinds (lists of names), priority (0-100) and note")
 
 
 XID_VENDOR_COLUMNS = ("xid", "mnemonic", "description", "immediate", "investigatory")

@@ -1132,3 +1132,74 @@ def test_nccl_without_a_socket_interface_is_the_network_setup(make_bundle, line)
 def test_slingshot_transfer_errors_are_the_fabric_and_name_their_reason(make_bundle, out, reason):
     d = analyze_bundle(make_bundle({"app/out.log": out}))
     assert d["sub_domain"] == "network" and f"({reason})" in d["verdict"]
+
+
+def _coll(pid: int, op: str, count: int, datatype: int, comm: str = "0x7f00a0", opcount: str = "0") -> str:
+    return (f"gpu-01:{pid}:{pid} [{pid % 8}] NCCL INFO {op}: opCount {opcount} sendbuff 0x7f88e4000000 "
+            f"recvbuff 0x7f88e4000000 count {count} datatype {datatype} op 0 root 0 comm {comm}{pid} "
+            f"[nranks=4] stream 0x55f20d2f5db0\n")
+
+
+def test_ranks_making_different_collective_calls_are_the_jobs_control_flow(make_bundle):
+    files = {f"app/rank{p}.log": _coll(p, "AllReduce", 10, 7) + _coll(p, "Broadcast", 53 if p else 9, 4, opcount="1")
+             for p in range(4)}
+    d = analyze_bundle(make_bundle(files, state="CANCELLED", exit_code="0:15"))
+    assert d["sub_domain"] == "application" and d["root_cause"]["code"] == "collective mismatch"
+    assert "call #1: Broadcast of 9 elements" in d["verdict"] and "gpu-01:0" in d["verdict"]
+    assert "Broadcast of 53 elements of datatype 4 (op 0, root 0) in 3 other processes" in d["verdict"]
+    # routine calls are not kept as events, one per rank and call
+    assert sum(s["kind"] == "nccl_collective" for s in d["symptoms"]) == 1
+
+
+@pytest.mark.parametrize("variant", ["agree", "two_comms", "p2p"])
+def test_collective_calls_that_need_not_match_are_not_compared(make_bundle, variant):
+    def lines(p: int) -> str:
+        if variant == "agree":
+            return _coll(p, "AllReduce", 10, 7) + _coll(p, "Broadcast", 53, 4, opcount="1")
+        if variant == "two_comms":  # a second communicator's calls keep their own count
+            return _coll(p, "AllReduce", 10, 7) + _coll(p, "Broadcast", 53 + p, 4, comm="0x7f00b0")
+        return _coll(p, "Send" if p % 2 else "Recv", 10, 7)  # each rank's own peer
+    files = {f"app/rank{p}.log": lines(p) for p in range(4)}
+    d = analyze_bundle(make_bundle(files, state="CANCELLED", exit_code="0:15"))
+    assert d["sub_domain"] == "cancelled", variant
+
+
+def test_pyxis_failing_to_build_the_container_file_system_is_the_node(make_bundle):
+    d = analyze_bundle(make_bundle({"app/out.log": "pyxis: failed to create container filesystem\n"}))
+    assert d["sub_domain"] == "host" and d["root_cause"]["code"] == "Container filesystem failed"
+
+
+@pytest.mark.parametrize("out", [
+    "[gpu-02.example.org:mpi_rank_10][MPIDI_CH3I_MRAILI_Cq_poll] src/mpid/ch3/channels/mrail/src/gen2/"
+    "ibv_channel_manager.c:586: [] Got completion with error 12, vendor code=0x81, dest rank=17\n",
+    " 135: libfabric:47445:1656625588:cxi:core:cxip_ux_onload_cb():2444<warn> RXC (0xe910:7:0): Flow control "
+    "triggered due to failure to append LE. Software endpoint mode required.\n",
+])
+def test_mvapich_and_slingshot_transport_failures_are_the_fabric(make_bundle, out):
+    d = analyze_bundle(make_bundle({"app/out.log": out}, exit_code="134:0"))
+    assert d["sub_domain"] == "network", out
+    if "mpi_rank_10" in out:
+        assert d["root_cause"]["nodes"] == ["gpu-02"] and "status 12, to rank 17" in d["verdict"]
+
+
+def test_a_pmi_exchange_failing_in_mpi_init_points_at_the_launcher_not_the_code(make_bundle):
+    out = ("MPICH ERROR [Rank 0] [job id 4242.0] [Thu Aug  3 00:01:58 2023] [gpu-01] - Abort(1616271) (rank 0 in "
+           "comm 0): Fatal error in PMPI_Init_thread: Other MPI error, error stack:\n"
+           "MPIDI_OFI_mpi_init_hook(805):\n"
+           "MPIDU_bc_table_create(204)..:  PMI_Allgather failed: -1\n")
+    d = analyze_bundle(make_bundle({"app/out.log": out}))
+    assert d["sub_domain"] == "host" and d["evidence_status"] == "hypothesis"
+
+
+def test_a_job_that_hung_on_a_failed_transfer_until_its_time_limit_is_the_transfer(make_bundle):
+    out = ("206: WARNING: Open MPI failed to TCP connect to a peer MPI process.  This\n"
+           "206:   Local host: gpu-02\n"
+           "slurmstepd: error: *** JOB 4242 ON gpu-01 CANCELLED AT 2026-11-20T10:59:59 DUE TO TIME LIMIT ***\n")
+    d = analyze_bundle(make_bundle({"app/out.log": out}, state="TIMEOUT", exit_code="0:0"))
+    assert d["sub_domain"] == "network" and "hung until its time limit" in d["verdict"]
+    assert any(t["rule"] == "hung_on" and t["events"] for t in d["rule_trace"])
+    # without a failed transfer the time limit stands; in a job that failed, the failure is no hang
+    d = analyze_bundle(make_bundle({"app/out.log": out.split("\n", 2)[2]}, state="TIMEOUT", exit_code="0:0"))
+    assert d["sub_domain"] == "time_limit"
+    d = analyze_bundle(make_bundle({"app/out.log": out.rsplit("slurmstepd", 1)[0]}))
+    assert "hung until" not in d["verdict"]

@@ -360,3 +360,13 @@ def test_a_lead_domain_that_does_not_exist_is_named(rules_copy):
 def test_a_first_failure_domain_that_does_not_exist_is_named(rules_copy):
     _edit(rules_copy / "policy.yaml", "placed_by_first_failure: [gpu,", "placed_by_first_failure: [gpus,")
     assert "placed_by_first_failure: unknown sub_domain 'gpus'" in _only_line(_check(rules_copy))
+
+
+def test_a_collective_comparison_without_its_operations_is_named(rules_copy):
+    _edit(rules_copy / "policy.yaml", "  ops: [AllReduce,", "  opz: [AllReduce,")
+    assert "collectives_must_match needs kind, fields and ops" in _only_line(_check(rules_copy))
+
+
+def test_a_hang_rule_without_its_priority_is_named(rules_copy):
+    _edit(rules_copy / "policy.yaml", "  priority: 60\n  note:", "  priority: high\n  note:")
+    assert "hung_on needs states and kinds" in _only_line(_check(rules_copy))

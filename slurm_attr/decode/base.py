@@ -167,7 +167,8 @@ def strip_rank(line: str) -> tuple[str, str | None]:
 
 # A launcher tag that names the host and the task on it (`[gpu187:2]:`, as `srun --label` wrappers and
 # accelerate/torchrun log prefixes write it): the line was printed on that host.
-_HOST_LAYER = re.compile(r"\[(?P<host>[A-Za-z][\w-]*(?:\.[\w-]+)*):\d{1,6}\]:")
+# `[host:N]:` (launchers), and MVAPICH2's `[host:mpi_rank_N][function]` before its messages.
+_HOST_LAYER = re.compile(r"\[(?P<host>[A-Za-z][\w-]*(?:\.[\w-]+)*):(?:mpi_rank_)?\d{1,6}\](?::|(?=\[))")
 
 
 def prefix_host(line: str) -> str | None:

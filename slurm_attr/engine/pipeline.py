@@ -87,6 +87,9 @@ class Engine:
             event.index = i
         self.trace.add("extract", "extract", f"{len(events)} events from {len(obs.coverage)} sources")
         events = self.window_filter(events)
+        events, mismatched = self.collective_mismatch(events)
+        self.trace.add("correlate", "collectives_must_match",
+                       f"{len(mismatched)} ranks made a collective call the others did not", mismatched)
         events = self.fold_bursts(events)
         events, promoted = self.disagreements(events)
         for i, event in enumerate(events):
@@ -104,6 +107,7 @@ class Engine:
         live_ids = {id(e) for e in live}
         for event in events:
             event.role = "interesting" if id(event) in live_ids else "context"
+        self.hung_on_failures(live)
         self.companion_events(live)
         self.aftermath(live)
         self.downstream_causes(live)
@@ -254,6 +258,29 @@ class Engine:
                     promoted.append(event)
         return _first_of_each_setting(events, {spec["kind"] for spec in specs}), promoted
 
+    def collective_mismatch(self, events: list[Event]) -> tuple[list[Event], list[Event]]:
+        """Ranks whose collective calls differ at the same position (policy `collectives_must_match`).
+        The calls are routine lines, one per rank and call: all are dropped but the one made a cause.
+        Returns the events kept and those made causes."""
+        spec = self.policy.get("collectives_must_match")
+        if not spec:
+            return events, []
+        calls: dict[str, list[Event]] = {}
+        for e in events:
+            if e.kind == spec["kind"] and e.in_window:
+                calls.setdefault(_process(e), []).append(e)
+        promoted = []
+        first = _first_mismatch(calls, spec)
+        if first is not None:
+            event, mine, others = first
+            event.base_role, event.sub_domain = "cause", spec["sub_domain"]
+            event.priority, event.code, event.action = int(spec["priority"]), spec["code"], spec.get("action")
+            event.outcome = spec.get("outcome")
+            event.summary = render(spec["summary"], {**event.fields, "mine": mine, "others": others,
+                                                     "process": _process(event)})
+            promoted.append(event)
+        return [e for e in events if e.kind != spec["kind"] or e in promoted], promoted
+
     @staticmethod
     def _promote(event: Event, spec: dict[str, Any], aspect: str, choice: dict[str, str]) -> None:
         others: dict[str, list[str]] = {}
@@ -266,6 +293,19 @@ class Engine:
         event.outcome, event.code, event.action = spec.get("outcome"), spec["code"], spec.get("action")
         event.summary = render(spec["summary"], {**event.fields, "aspect": aspect, "node": event.node or "",
                                                  "others": " and ".join(said)})
+
+    def hung_on_failures(self, live: list[Event]) -> None:
+        """Transport failures in a job that then ran into its time limit: what it hung on (policy
+        `hung_on`) becomes the cause."""
+        spec = self.policy.get("hung_on")
+        if not spec or self.workload.state not in spec["states"]:
+            return
+        changed = [e for e in live if e.kind in spec["kinds"] and e.base_role == "symptom" and e.sub_domain]
+        for event in changed:
+            event.base_role, event.priority = "cause", max(event.priority, int(spec["priority"]))
+            event.summary = f"{event.summary} {spec['note']}"
+        self.trace.add("correlate", "hung_on", f"{len(changed)} failures the job hung on until "
+                       f"it ended {self.workload.state}", changed)
 
     def companion_events(self, live: list[Event]) -> None:
         changed = []
@@ -495,6 +535,50 @@ class Engine:
                  and e.node in self.workload.nodes and e.time is not None
                  and self.workload.start <= e.time <= until]
         return min(leads, key=lambda e: (-e.priority, e.sort_key()), default=None)
+
+
+def _process(event: Event) -> str:
+    """The process that printed a line: NCCL's `host:pid` prefix, else the file it is in."""
+    pid = event.fields.get("pid")
+    if pid:
+        return f"{event.fields.get('host') or event.node or '?'}:{pid}"
+    return event.source.file
+
+
+def _first_mismatch(calls: dict[str, list[Event]], spec: dict[str, Any]) -> tuple[Event, str, str] | None:
+    """The first call (by position) at which the processes' calls differ, as (the call of the
+    process in the minority, what it called, what the others called); None where they agree or
+    cannot be compared: fewer than two processes, processes on several or differently sized
+    communicators, or point-to-point calls (each rank's own peers) among them."""
+    if len(calls) < 2:
+        return None
+    every = [e for evs in calls.values() for e in evs]
+    if (any(len({e.fields.get("comm") for e in evs}) != 1 for evs in calls.values())
+            or len({e.fields.get("nranks") for e in every}) != 1
+            or any(e.fields.get("op") not in spec["ops"] for e in every)):
+        return None
+    by_position: dict[int, dict[str, Event]] = {}
+    for process, evs in calls.items():
+        for e in evs:
+            by_position.setdefault(int(e.fields["opcount"], 16), {}).setdefault(process, e)
+    for position in sorted(by_position):
+        made = by_position[position]
+        said = {p: tuple(e.fields.get(k, "") for k in spec["fields"]) for p, e in made.items()}
+        if len(set(said.values())) < 2:
+            continue
+        counts = Counter(said.values())
+        odd = min(sorted(said), key=lambda p: (counts[said[p]], made[p].sort_key()))
+        others = {said[p]: _call(made[p]) for p in sorted(said) if said[p] != said[odd]}
+        n_others = sum(counts[c] for c in others)
+        return (made[odd], _call(made[odd]),
+                f"{' or '.join(sorted(others.values()))} in {n_others} other process{'es' * (n_others > 1)}")
+    return None
+
+
+def _call(event: Event) -> str:
+    f = event.fields
+    return (f"{f.get('op', '?')} of {f.get('count', '?')} elements of datatype {f.get('datatype', '?')}"
+            f" (op {f.get('redop', '?')}, root {f.get('root', '?')})")
 
 
 def _first_of_each_setting(events: list[Event], kinds: set[str]) -> list[Event]:
