@@ -491,7 +491,7 @@ def _check_must_agree(policy: dict[str, Any], path: Path) -> None:
         where = _locate(path, "must_agree:")
         ok = (isinstance(spec, dict) and {"kind", "sub_domain", "priority", "code", "summary"} <= set(spec)
               and isinstance(spec["kind"], str) and isinstance(spec.get("fallbacks", []), list)
-              and isinstance(spec["priority"], int) and 0 <= spec["priority"] <= 100)
+              and _percent(spec["priority"]))
         _require(ok, where, f"must_agree: entry {i + 1} needs kind, sub_domain, priority (0-100), code "
                             "and summary, and fallbacks must be a list")
         _require(spec["sub_domain"] in SUB_DOMAINS, where,

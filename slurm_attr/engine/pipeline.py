@@ -273,11 +273,7 @@ class Engine:
         first = _first_mismatch(calls, spec)
         if first is not None:
             event, mine, others = first
-            event.base_role, event.sub_domain = "cause", spec["sub_domain"]
-            event.priority, event.code, event.action = int(spec["priority"]), spec["code"], spec.get("action")
-            event.outcome = spec.get("outcome")
-            event.summary = render(spec["summary"], {**event.fields, "mine": mine, "others": others,
-                                                     "process": _process(event)})
+            _make_cause(event, spec, {"mine": mine, "others": others, "process": _process(event)})
             promoted.append(event)
         return [e for e in events if e.kind != spec["kind"] or e in promoted], promoted
 
@@ -289,10 +285,7 @@ class Engine:
                 others.setdefault(value, []).append(node)
         said = [f"{value} on {nodes[0]}" if len(nodes) == 1 else f"{value} on {len(nodes)} hosts"
                 for value, nodes in sorted(others.items())]
-        event.base_role, event.sub_domain, event.priority = "cause", spec["sub_domain"], int(spec["priority"])
-        event.outcome, event.code, event.action = spec.get("outcome"), spec["code"], spec.get("action")
-        event.summary = render(spec["summary"], {**event.fields, "aspect": aspect, "node": event.node or "",
-                                                 "others": " and ".join(said)})
+        _make_cause(event, spec, {"aspect": aspect, "node": event.node or "", "others": " and ".join(said)})
 
     def hung_on_failures(self, live: list[Event]) -> None:
         """Transport failures in a job that then ran into its time limit: what it hung on (policy
@@ -535,6 +528,14 @@ class Engine:
                  and e.node in self.workload.nodes and e.time is not None
                  and self.workload.start <= e.time <= until]
         return min(leads, key=lambda e: (-e.priority, e.sort_key()), default=None)
+
+
+def _make_cause(event: Event, spec: dict[str, Any], values: dict[str, str]) -> None:
+    """Make a context event the cause a policy entry describes (sub_domain, priority, outcome, code,
+    action, and its summary rendered with the event's fields and `values`)."""
+    event.base_role, event.sub_domain, event.priority = "cause", spec["sub_domain"], int(spec["priority"])
+    event.outcome, event.code, event.action = spec.get("outcome"), spec["code"], spec.get("action")
+    event.summary = render(spec["summary"], {**event.fields, **values})
 
 
 def _process(event: Event) -> str:
