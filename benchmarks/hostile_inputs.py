@@ -1,5 +1,6 @@
-"""What hostile inputs cost: a bundle whose job output is a decompression bomb or one gigantic
-line, beside the same bundle without it (the baseline, measured in the same run).
+"""What hostile inputs cost: a bundle whose job output is a decompression bomb, one gigantic
+line, or a flood of lines every one of which a rule matches (beside the same number of lines no
+rule matches), beside the same bundle without it (the baseline, measured in the same run).
 
 Each analysis runs in a fresh process; the figures are medians of --repeat runs of wall time
 and peak RSS.
@@ -61,6 +62,18 @@ def one_line(path: Path, mib: int) -> Path:
     return path
 
 
+WARN = (b"gpu-01:1234:5678 [0] NCCL WARN NET/IB : Got completion from peer 10.0.0.2<1234> with error 12, "
+        b"opcode 0, len 0, vendor err 129\n")
+FILLER = b"x" * (len(WARN) - 1) + b"\n"  # as long as WARN, matched by no rule
+
+
+def many_lines(path: Path, count: int, line: bytes) -> Path:
+    with path.open("wb") as fh:
+        for _ in range(count // 1000):
+            fh.write(line * 1000)
+    return path
+
+
 def measure(root: Path, repeat: int) -> dict:
     runs = [json.loads(subprocess.run([sys.executable, "-c", PROBE, str(root)], capture_output=True,
                                       text=True, check=True).stdout) for _ in range(repeat)]
@@ -73,6 +86,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--bomb-gib", type=int, default=2)
     parser.add_argument("--line-mib", type=int, default=1024)
+    parser.add_argument("--matching-lines", type=int, default=200_000)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="slurm-attr-hostile-") as tmp:
         work = Path(tmp)
@@ -81,13 +95,17 @@ def main() -> None:
             f"{args.bomb_gib} GiB of zeros as .gz": bundle(work / "bomb",
                                                            zero_bomb(work / "out.gz", args.bomb_gib)),
             f"one {args.line_mib} MiB line": bundle(work / "line", one_line(work / "out.log", args.line_mib)),
+            f"{args.matching_lines} unmatched lines": bundle(
+                work / "filler", many_lines(work / "filler.log", args.matching_lines, FILLER)),
+            f"{args.matching_lines} matching lines": bundle(
+                work / "warns", many_lines(work / "warns.log", args.matching_lines, WARN)),
         }
         base = None
-        print(f"{'case':<28} {'median s':>9} {'x base':>7} {'RSS MB':>7} {'read MB':>8}  job_output")
+        print(f"{'case':<30} {'median s':>9} {'x base':>7} {'RSS MB':>7} {'read MB':>8}  job_output")
         for name, root in cases.items():
             m = measure(root, args.repeat)
             base = base or m
-            print(f"{name:<28} {m['s']:>9.2f} {m['s'] / base['s']:>7.1f} {m['rss']:>7.0f} "
+            print(f"{name:<30} {m['s']:>9.2f} {m['s'] / base['s']:>7.1f} {m['rss']:>7.0f} "
                   f"{m['read_mb']:>8.0f}  {m['status']} (verdict {m['verdict']})")
 
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
+
+_NUMBERS = re.compile(r"0x[0-9a-fA-F]+|\d+")
 
 if TYPE_CHECKING:
     from slurm_attr.output.document import StepDoc, WorkloadDoc
@@ -176,6 +179,10 @@ class Event:
         """Who acts on this event as a cause: the rule's own outcome, else its sub_domain's
         (policy.yaml `outcomes`)."""
         return self.outcome or outcomes.get(self.sub_domain or "", "unknown")
+
+    def burst_key(self) -> tuple:
+        """What repeats of one event share: the numbers in a summary (counters, addresses) vary."""
+        return (self.node, self.rule, self.code, _NUMBERS.sub("#", self.summary))
 
     def sort_key(self) -> tuple:
         t = self.time.timestamp() if self.time else float("inf")

@@ -469,6 +469,7 @@ def _check_policy(policy: dict[str, Any], path: Path) -> None:
     _check_must_agree(policy, path)
     _check_collectives(policy, path)
     _check_hung_on(policy, path)
+    _check_absent_from_timeouts(policy, path)
     _check_leads(policy, path)
 
 
@@ -532,6 +533,23 @@ def _check_hung_on(policy: dict[str, Any], path: Path) -> None:
           and isinstance(spec["note"], str))
     _require(ok, _locate(path, "hung_on:"),
              "hung_on needs states and kinds (lists of names), priority (0-100) and note")
+
+
+def _check_absent_from_timeouts(policy: dict[str, Any], path: Path) -> None:
+    spec = policy.get("absent_from_timeouts")
+    if spec is None:
+        return
+    counts = ("max_nodes", "max_seq", "min_reporting")
+    ok = (isinstance(spec, dict) and {"kinds", *counts, "sub_domain", "note"} <= set(spec)
+          and _names(spec["kinds"]) and all(_count(spec[k]) for k in counts)
+          and spec["sub_domain"] in SUB_DOMAINS and isinstance(spec["note"], str))
+    _require(ok, _locate(path, "absent_from_timeouts:"),
+             "absent_from_timeouts needs kinds (a list of names), max_nodes, max_seq and "
+             "min_reporting (whole numbers from 1), a known sub_domain and note")
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
 
 XID_VENDOR_COLUMNS = ("xid", "mnemonic", "description", "immediate", "investigatory")

@@ -12,6 +12,9 @@ from click.testing import CliRunner
 from slurm_attr.analyze import analyze_bundle
 from slurm_attr.cli import cli
 from slurm_attr.collect.files import MAX_LINE, rotation_order
+from slurm_attr.connectors.bundle import BundleCollector
+from slurm_attr.ruleset import load as load_rules
+from slurm_attr.scope.static import load_workload
 
 XID79 = "Nov 20 10:30:00 gpu-02 kernel: NVRM: Xid (PCI:0000:18:00): 79, pid=1, name=python, GPU has fallen off the bus.\n"
 NCCL = "gpu-01:11:12 [0] NCCL WARN NET/IB : Got completion from peer 10.0.0.2<1> with status=12 opcode=0 len=0 vendor err 129\n"
@@ -1203,3 +1206,115 @@ def test_a_job_that_hung_on_a_failed_transfer_until_its_time_limit_is_the_transf
     assert d["sub_domain"] == "time_limit"
     d = analyze_bundle(make_bundle({"app/out.log": out.rsplit("slurmstepd", 1)[0]}))
     assert "hung until" not in d["verdict"]
+
+
+def test_an_unstamped_line_takes_the_time_of_a_stamped_line_at_most_50_lines_above(make_bundle):
+    def warn(peer: int) -> str:
+        return f"gpu-01:1234:5678 [0] NCCL WARN NET/IB : Got completion from peer 10.0.0.{peer}<1234> " \
+               "with error 12, opcode 0, len 0, vendor err 129\n"
+    lines = (["2026-11-20T10:05:00Z step started\n"] + [warn(i) for i in range(2, 32)]  # lines 2-31
+             + ["filler\n"] * 29 + [warn(61), "2026-11-20T10:20:00Z checkpoint\n", warn(63)])
+    bundle = make_bundle({"app/gpu-01/out.log": "".join(lines)})
+    obs = BundleCollector(bundle, load_workload(bundle), load_rules(None)).collect()
+    when = {e.source.line: (e.time.strftime("%H:%M") if e.time else None, e.time_quality)
+            for e in obs.events if e.rule == "nccl.warn"}
+    assert all(when[n] == ("10:05", "carried") for n in range(2, 32))
+    assert when[61] == (None, "none")  # 60 lines below the last stamp: too far to carry it
+    assert when[63] == ("10:20", "carried")
+
+
+def test_a_failed_task_prolog_in_slurmds_log_is_the_nodes_setup(make_bundle):
+    slurmd = ("[2026-11-20T10:00:42.488] [4242.interactive] SCRIPT: run_command:script=/etc/slurm/task_prolog, resp:\n"
+              "/usr/sbin/slurmstepd: error while loading shared libraries: libslurmfull.so: cannot open shared object file\n"
+              "[2026-11-20T10:00:42.488] [4242.interactive] error: TaskProlog failed status=127\n")
+    d = analyze_bundle(make_bundle({"nodes/gpu-02/slurmd.log": slurmd}))
+    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("host", ["gpu-02"])
+    assert "TaskProlog failed with status 127 on gpu-02" in d["verdict"]
+    job_prolog = "[2026-11-20T10:00:01.000] error: [job 4242] prolog failed status=1:0\n"
+    d = analyze_bundle(make_bundle({"nodes/gpu-01/slurmd.log": job_prolog}))
+    assert "prolog failed with status 1:0 on gpu-01" in d["verdict"]
+    # another job's prolog on the same node says nothing about this one
+    d = analyze_bundle(make_bundle({"nodes/gpu-02/slurmd.log": slurmd.replace("[4242.", "[4243.")}))
+    assert d["sub_domain"] != "host"
+
+
+def test_open_mpi_failing_to_reach_a_peer_over_tcp_points_at_the_network(make_bundle):
+    out = ("[gpu-01][[63694,1],2][btl_tcp_endpoint.c:800:mca_btl_tcp_endpoint_complete_connect] "
+           "connect() to 10.1.128.11 failed: No route to host (113)\n")
+    d = analyze_bundle(make_bundle({"app/out.log": out}))
+    assert (d["sub_domain"], d["evidence_status"]) == ("network", "hypothesis")
+    assert "peer at 10.1.128.11" in d["verdict"] and "(No route to host)" in d["verdict"]
+    # Docker's default bridge keeps its own, more precise rule
+    d = analyze_bundle(make_bundle({"app/out.log": out.replace("10.1.128.11", "172.17.0.3")}))
+    assert d["root_cause"]["code"] == "Peer on a container bridge"
+
+
+def test_an_open_mpi_daemon_lost_at_launch_points_at_the_network_not_the_code(make_bundle):
+    banner = ("An ORTE daemon has unexpectedly failed after launch and before\n"
+              "communicating back to mpirun. This could be caused by a number\n")
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": banner}))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("network", "MPI daemon lost at launch")
+    # the banner cut where it wraps is not enough: only the words that name the failure match
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": "An ORTE daemon has unexpectedly\n"}))
+    assert d["sub_domain"] != "network"
+
+
+def test_dasks_nanny_restarting_a_worker_over_its_memory_budget_is_host_memory(make_bundle):
+    out = ("2026-11-20 10:40:57,309 - distributed.nanny.memory - WARNING - Worker tcp://10.0.0.5:37921 "
+           "(pid=4242) exceeded 95% memory budget. Restarting...\n")
+    d = analyze_bundle(make_bundle({"app/gpu-01/dask-worker.err": out}))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("host_oom", "Dask worker memory kill")
+    assert "over 95% of its memory limit" in d["verdict"]
+    older = "distributed.nanny - WARNING - Worker exceeded 95% memory budget. Restarting\n"
+    assert analyze_bundle(make_bundle({"app/out.log": older}))["sub_domain"] == "host_oom"
+    # the worker pausing at its threshold is a warning, not a kill
+    paused = ("2026-11-20 10:40:58,390 - distributed.worker.memory - WARNING - Worker is at 90% memory "
+              "usage. Pausing worker.  Process memory: 4.52 GiB -- Worker memory limit: 5.00 GiB\n")
+    assert analyze_bundle(make_bundle({"app/out.log": paused}))["sub_domain"] != "host_oom"
+
+
+def _watchdog(rank: int) -> str:
+    return (f"[rank{rank}]:[E1120 10:21:12.512786305 ProcessGroupNCCL.cpp:616] [Rank {rank}] Watchdog caught "
+            "collective operation timeout: WorkNCCL(SeqNum=1, OpType=BROADCAST, NumelIn=1, NumelOut=1, "
+            "Timeout(ms)=1800000) ran for 1800000 milliseconds before timing out.\n")
+
+
+def test_a_rank_that_printed_no_timeout_on_one_node_had_not_entered_the_collective(make_bundle):
+    out = "".join(_watchdog(r) for r in (1, 3, 2))
+    d = analyze_bundle(make_bundle({"app/out.log": out}, nodes="gpu-01"))
+    assert (d["sub_domain"], d["evidence_status"]) == ("application", "hypothesis")
+    assert "Rank 0 never reported a timeout: it had not reached the job's first collective" in d["verdict"]
+    # every rank timed out: they all waited, on something no log names
+    every = analyze_bundle(make_bundle({"app/out.log": _watchdog(0) + out}, nodes="gpu-01"))
+    assert every["sub_domain"] == "unknown"
+    # across nodes the one that did not report may have lost its network or its node
+    multi = analyze_bundle(make_bundle({"app/out.log": out}))
+    assert multi["sub_domain"] == "unknown"
+    # one report alone may be an excerpt, not an absence
+    one = analyze_bundle(make_bundle({"app/out.log": _watchdog(3)}, nodes="gpu-01"))
+    assert one["sub_domain"] == "unknown"
+    # deep into a run, ranks aborting together lose lines: an absence there proves little
+    late = analyze_bundle(make_bundle({"app/out.log": out.replace("SeqNum=1,", "SeqNum=469508,")}, nodes="gpu-01"))
+    assert late["sub_domain"] == "unknown"
+
+
+def test_a_gpu_the_driver_could_not_probe_is_a_gpu_fault_of_that_node(make_bundle):
+    dmesg = ("[    5.100000] NVRM: The NVIDIA GPU 000a:00:00.0 (PCI ID: 10de:2330) installed in this system\n"
+             "[    5.100001] NVRM: The NVIDIA probe routine failed for 1 device(s).\n")
+    d = analyze_bundle(make_bundle({"nodes/gpu-02/dmesg": dmesg}))
+    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("gpu", ["gpu-02"])
+    assert "could not initialise 1 GPU(s) on gpu-02" in d["verdict"]
+    # the driver probing every device it found is routine
+    fine = "[    5.100000] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  580.126.09\n"
+    assert analyze_bundle(make_bundle({"nodes/gpu-02/dmesg": fine}))["sub_domain"] != "gpu"
+
+
+def test_a_cuda_samples_check_is_decoded_as_the_cuda_error_it_names(make_bundle):
+    out = "Failed to allocate device vector A (error code system not yet initialized)!\n"
+    d = analyze_bundle(make_bundle({"app/gpu-01/validator.log": out}))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("nvlink", "CUDA system not ready")
+    oom = "Failed to allocate device vector B (error code out of memory)!\n"
+    assert analyze_bundle(make_bundle({"app/gpu-01/validator.log": oom}))["sub_domain"] == "gpu_oom"
+    # prose that mentions an error code is not a check
+    prose = "Failed to parse the config (error code is printed below)\n"
+    assert analyze_bundle(make_bundle({"app/gpu-01/validator.log": prose}))["sub_domain"] != "nvlink"

@@ -370,3 +370,8 @@ def test_a_collective_comparison_without_its_operations_is_named(rules_copy):
 def test_a_hang_rule_without_its_priority_is_named(rules_copy):
     _edit(rules_copy / "policy.yaml", "  priority: 60\n  note:", "  priority: high\n  note:")
     assert "hung_on needs states and kinds" in _only_line(_check(rules_copy))
+
+
+def test_an_absence_rule_with_a_bad_count_is_named(rules_copy):
+    _edit(rules_copy / "policy.yaml", "  max_seq: 2\n", "  max_seq: 0\n")
+    assert "absent_from_timeouts needs kinds" in _only_line(_check(rules_copy))

@@ -119,7 +119,7 @@ class LogCollector:
         self.workload = workload
         self.sources = sources
         self.budget = ReadBudget(limits)
-        self.extractor = Extractor(ruleset, workload)
+        self.extractor = Extractor(ruleset, workload, self.budget.limits.max_events_per_rule)
 
     def collect(self) -> Observations:
         obs = Observations()

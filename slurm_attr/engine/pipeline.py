@@ -19,7 +19,6 @@ from slurm_attr.decode.base import render
 from slurm_attr.model import Event, Observations, SourceRef, Step, Workload
 from slurm_attr.ruleset import Ruleset
 
-_NUMBERS = re.compile(r"0x[0-9a-fA-F]+|\d+")
 _SCHEDULER_KILL_STATES = {"TIMEOUT", "DEADLINE", "CANCELLED", "PREEMPTED", "NODE_FAIL"}
 _TEARDOWN_DOMAINS = {None, "application", "gpu_oom"}
 
@@ -90,6 +89,7 @@ class Engine:
         events, mismatched = self.collective_mismatch(events)
         self.trace.add("correlate", "collectives_must_match",
                        f"{len(mismatched)} ranks made a collective call the others did not", mismatched)
+        absent = self.ranks_absent_from_timeouts(events)  # before one rank's burst hides the others
         events = self.fold_bursts(events)
         events, promoted = self.disagreements(events)
         for i, event in enumerate(events):
@@ -108,6 +108,7 @@ class Engine:
         for event in events:
             event.role = "interesting" if id(event) in live_ids else "context"
         self.hung_on_failures(live)
+        self.absent_from_timeouts(absent)
         self.companion_events(live)
         self.aftermath(live)
         self.downstream_causes(live)
@@ -220,13 +221,12 @@ class Engine:
         kept: list[Event] = []
         folded = 0
         for event in events:
-            key = (event.node, event.rule, event.code, event.in_window,
-                   _NUMBERS.sub("#", event.summary))
+            key = (*event.burst_key(), event.in_window)
             head = open_bursts.get(key)
             if head is not None and (event.time is None or head.time is None
                                      or event.time - (head.last_time or head.time) <= window):
-                head.count += 1
-                head.last_time = event.time or head.last_time
+                head.count += event.count  # more than one where the extractor already counted
+                head.last_time = event.last_time or event.time or head.last_time
                 folded += 1
                 continue
             open_bursts[key] = event
@@ -299,6 +299,35 @@ class Engine:
             event.summary = f"{event.summary} {spec['note']}"
         self.trace.add("correlate", "hung_on", f"{len(changed)} failures the job hung on until "
                        f"it ended {self.workload.state}", changed)
+
+    def ranks_absent_from_timeouts(self, events: list[Event]) -> tuple[Event, list[int]] | None:
+        """The first watchdog timeout in the job's first collectives and the ranks below the highest
+        one reporting that printed none (policy `absent_from_timeouts`), in a job whose collectives
+        cross no network."""
+        spec = self.policy.get("absent_from_timeouts")
+        if not spec or len(self.workload.nodes) > int(spec["max_nodes"]):
+            return None
+        timeouts = [e for e in events if e.in_window and e.kind in spec["kinds"]
+                    and e.fields.get("rank", "").isdigit()
+                    and e.fields.get("seq", "").isdigit() and int(e.fields["seq"]) <= int(spec["max_seq"])]
+        reported = {int(e.fields["rank"]) for e in timeouts}
+        missing = sorted(set(range(max(reported, default=0))) - reported)
+        if len(reported) < int(spec["min_reporting"]) or not missing:
+            return None
+        return min(timeouts, key=Event.sort_key), missing
+
+    def absent_from_timeouts(self, absent: tuple[Event, list[int]] | None) -> None:
+        """A rank that printed no timeout had not reached the first collective the others waited
+        in: the first timeout then points at the job's own code on it (as a symptom)."""
+        if absent is None:
+            return
+        spec = self.policy["absent_from_timeouts"]
+        first, missing = absent
+        first.sub_domain = spec["sub_domain"]
+        first.fields["missing_ranks"] = ",".join(map(str, missing))
+        named = f"Rank {missing[0]}" if len(missing) == 1 else f"Ranks {', '.join(map(str, missing))}"
+        first.summary = f"{first.summary} {spec['note'].format(missing=named)}"
+        self.trace.add("correlate", "absent_from_timeouts", f"{named} printed no timeout", [first])
 
     def companion_events(self, live: list[Event]) -> None:
         changed = []

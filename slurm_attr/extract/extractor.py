@@ -8,8 +8,9 @@ cost per byte close to a single regex scan, and memory flat whatever the file si
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field, replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -104,12 +105,19 @@ class FileScan:
     path_nodes: str | None = None
     problems: list[str] = field(default_factory=list)
     budget: ReadBudget = field(default_factory=ReadBudget)  # shared by the attempt's files
+    # (line, line of the stamp it took or None, time) of the last hit whose time was sought
+    last_timed: tuple[int, int | None, datetime | None] | None = None
+    counted: Counter[str] = field(default_factory=Counter)  # lines past a rule's cap, per rule
 
 
 class Extractor:
-    def __init__(self, ruleset: Ruleset, workload: Workload) -> None:
+    def __init__(self, ruleset: Ruleset, workload: Workload, max_events_per_rule: int = 5000) -> None:
         self.ruleset = ruleset
         self.workload = workload
+        self.max_events_per_rule = max_events_per_rule
+        self.kept: Counter[tuple[str | None, str]] = Counter()  # events kept per (node, rule)
+        # The last kept event per (node, rule) and per burst, which lines past the cap count into.
+        self.latest: dict[tuple, Event] = {}
         self.prefilters = {o: _Prefilter(ruleset.for_origin(o))
                            for o in ("node", "app", "controller")}
         self.layout = rank_layout(workload)
@@ -161,6 +169,10 @@ class Extractor:
         scan.coverage.bytes += stats.bytes
         if stats.capped:
             scan.coverage.truncated.append(f"{scan.relpath}: {stats.capped}")
+        for rule, count in sorted(scan.counted.items()):
+            scan.coverage.notes.append(
+                f"{scan.relpath}: {count} more lines matching {rule} past the cap of "
+                f"{self.max_events_per_rule} events per rule and node were only counted")
         for problem in sorted(set(stats.problems + scan.problems)):
             obs.error(scan.coverage.collector, problem, scan.relpath)
             scan.coverage.notes.append(f"{scan.relpath}: {problem}")
@@ -211,6 +223,12 @@ class Extractor:
             fields.setdefault("prefix_host", host)
         node = self._node_for(fields, scan)
         fields["node"] = node or "?"
+        full = self.latest.get((node, pattern.id))
+        if (full is not None and self.kept[(node, pattern.id)] >= self.max_events_per_rule
+                and not (pattern.match_job or pattern.match_node or "generic_rule" in fields)):
+            # Past the rule's cap on this node a line only adds to a count: decoding it is wasted.
+            self._count(full, self._stamp(text, scan).when, scan)
+            return
         depth = pattern.context_before
         if "generic_rule" in fields:  # the exception's traceback lies above the line
             depth = max(depth, self.generic_depth)
@@ -236,11 +254,14 @@ class Extractor:
         when, quality = stamp.when, stamp.quality
         if when is None and stamp.mono is not None:
             quality = "boot_relative_unplaced"
-        if when is None and scan.origin != "node":
-            when = self._carried_time(buf, start, scan)
+        if when is not None:
+            scan.last_timed = (line_no, line_no, when)
+        elif scan.origin != "node":
+            when, stamped_at = self._carried_time(buf, start, line_no, scan)
+            scan.last_timed = (line_no, stamped_at, when)
             quality = "carried" if when else "none"
         fields.pop("node", None)
-        obs.events.append(Event(
+        self._keep(obs, scan, Event(
             kind=cls.kind or pattern.kind, rule=pattern.id, node=node, time=when,
             time_quality=quality,
             source=SourceRef(scan.relpath, line_no, clean(text)[:4000], clean(matched)[:4000],
@@ -250,6 +271,26 @@ class Extractor:
             fields={k: clean(str(v))[:300] for k, v in {**fields, **cls.fields}.items()
                     if v not in (None, "")},
         ))
+
+    def _keep(self, obs: Observations, scan: FileScan, event: Event) -> None:
+        """Keep the event, or past the rule's cap on its node, count it into the last kept event
+        like it (same burst), else the rule's last kept event there. (Lines _hit can place before
+        decoding them are counted there, into the rule's last kept event.)"""
+        per_rule = (event.node, event.rule)
+        burst = event.burst_key()
+        if self.kept[per_rule] < self.max_events_per_rule:
+            self.kept[per_rule] += 1
+            self.latest[per_rule] = self.latest[burst] = event
+            obs.events.append(event)
+            return
+        self._count(self.latest.get(burst) or self.latest[per_rule], event.time, scan)
+
+    @staticmethod
+    def _count(head: Event, when: datetime | None, scan: FileScan) -> None:
+        head.count += 1
+        if when is not None and (head.last_time is None or when > head.last_time):
+            head.last_time = when
+        scan.counted[head.rule] += 1
 
     def _match(self, body: str, patterns: list[Pattern]
                ) -> tuple[Pattern, dict[str, str], str] | None:
@@ -367,18 +408,33 @@ class Extractor:
 
     @staticmethod
     def _lines_before(buf: bytes, start: int, count: int) -> list[str]:
+        """Up to count whole lines before offset start, within the lookback; found from the end,
+        so a dense run of hits costs a few lines each, not a split of the whole lookback."""
         lo = max(0, start - _LOOKBACK_BYTES)
-        chunk = buf[lo:start].split(b"\n")[:-1]
-        if lo > 0:
-            chunk = chunk[1:]
-        return [text_of(x)[0].rstrip("\r") for x in chunk[-count:]]
+        lines: list[bytes] = []
+        end = start - 1  # the newline that ends the line above
+        while len(lines) < count and end >= lo:
+            newline = buf.rfind(b"\n", lo, end)
+            if newline < 0 and lo > 0:
+                break  # the line began before the lookback: it is cut, so it is left out
+            lines.append(buf[newline + 1:end])
+            end = newline
+        return [text_of(x)[0].rstrip("\r") for x in reversed(lines)]
 
-    def _carried_time(self, buf: bytes, start: int, scan: FileScan):
-        for line in reversed(self._lines_before(buf, start, _CARRY_LINES)):
+    def _carried_time(self, buf: bytes, start: int, line_no: int, scan: FileScan
+                      ) -> tuple[datetime | None, int | None]:
+        """The time of the nearest stamped line at most _CARRY_LINES above, and its line number.
+        Only the lines since the previous timed hit are parsed: above them the answer is that
+        hit's, which keeps a run of many unstamped hits linear."""
+        prev = scan.last_timed if scan.last_timed and scan.last_timed[0] < line_no else None
+        depth = _CARRY_LINES if prev is None else min(_CARRY_LINES, line_no - prev[0] - 1)
+        for back, line in enumerate(reversed(self._lines_before(buf, start, depth)), start=1):
             stamp = scan.clock.parse(RANK_PREFIX.sub("", line, count=1))
             if stamp.when is not None:
-                return stamp.when
-        return None
+                return stamp.when, line_no - back
+        if prev is not None and prev[1] is not None and line_no - prev[1] <= _CARRY_LINES:
+            return prev[2], prev[1]
+        return None, None
 
 
 def _task_ids(tasks: str, most: int = 4096) -> list[str]:

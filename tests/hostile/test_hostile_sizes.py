@@ -106,3 +106,36 @@ def test_truncated_gzip_keeps_what_came_before(tmp_path):
     d = analyze_bundle(bundle)
     assert d["sub_domain"] == "gpu"
     assert any("archive ends early" in e["message"] for e in d["errors"])
+
+
+def _nccl_warns(count: int, first_second: int = 0) -> bytes:
+    """A job whose output repeats one NCCL warning, each line stamped a second apart."""
+    return b"".join(
+        b"2026-11-20T10:%02d:%02d gpu-01:1234:5678 [0] NCCL WARN NET/IB : Got completion from peer "
+        b"10.0.0.2<1234> with error 12, opcode 0, len 0, vendor err 129\n" % divmod(first_second + i, 60)
+        for i in range(count))
+
+
+def test_lines_past_a_rules_cap_are_counted_into_kept_events_not_kept(tmp_path):
+    bundle = write_bundle(tmp_path / "bundle", {"nodes/gpu-01/syslog": XID,
+                                                "app/gpu-01/out.log": _nccl_warns(600)})
+    limits = ReadLimits(max_events_per_rule=50)
+    obs = BundleCollector(bundle, load_workload(bundle), load_rules(None), limits).collect()
+    warns = [e for e in obs.events if e.rule == "nccl.warn"]
+    assert len(warns) == 50
+    assert sum(e.count for e in warns) == 600  # nothing is lost: the rest are counts
+    assert max(e.last_time or e.time for e in warns).strftime("%H:%M:%S") == "10:09:59"
+    assert any(e.kind == "gpu_xid" for e in obs.events)  # another rule's cap is its own
+    notes = [n for c in obs.coverage for n in c.notes]
+    assert any("550 more lines matching nccl.warn past the cap of 50" in n for n in notes), notes
+
+
+def test_counted_lines_reach_the_diagnosis_as_one_burst(tmp_path):
+    bundle = write_bundle(tmp_path / "bundle", {"app/gpu-01/out.log": _nccl_warns(600)})
+    capped = analyze_bundle(bundle, limits=ReadLimits(max_events_per_rule=50))
+    whole = analyze_bundle(bundle)
+    assert capped["verdict"] == whole["verdict"] and capped["sub_domain"] == whole["sub_domain"]
+
+    def warn_lines(d):
+        return sum(e["count"] for e in [d["root_cause"] or {}, *d["symptoms"]] if e.get("rule") == "nccl.warn")
+    assert warn_lines(capped) == warn_lines(whole) == 600
