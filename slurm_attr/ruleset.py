@@ -55,6 +55,7 @@ class Pattern:
     context_before: int = 0
     match_job: bool = False
     match_node: bool = False
+    lines_after: bool = False  # record how many lines of its file follow the match
     generic: bool = False
     # role, sub_domain or priority written in the YAML for a pattern with a decoder: they win
     # over what the decoder says, so an admin's edit always takes effect.
@@ -130,7 +131,7 @@ def _require(cond: bool, where: str, message: str) -> None:
 
 PATTERN_KEYS = {"id", "kind", "origins", "keywords", "regex", "decoder", "role", "sub_domain",
                 "priority", "outcome", "code", "summary", "action", "fields", "context_before",
-                "match_job", "match_node"}
+                "match_job", "match_node", "lines_after"}
 
 
 def _lines_of(path: Path) -> list[str]:
@@ -194,6 +195,7 @@ def _pattern(raw: dict[str, Any], where: str, compile_now: bool) -> Pattern:
         fields={k: str(v) for k, v in (raw.get("fields") or {}).items()},
         context_before=int(raw.get("context_before", 0)),
         match_job=bool(raw.get("match_job")), match_node=bool(raw.get("match_node")),
+        lines_after=bool(raw.get("lines_after")),
         generic=raw.get("decoder") == "python_exception",
         overrides={k: raw[k] for k in ("role", "sub_domain", "priority", "outcome")
                    if k in raw and raw.get("decoder")},
@@ -470,6 +472,7 @@ def _check_policy(policy: dict[str, Any], path: Path) -> None:
     _check_collectives(policy, path)
     _check_hung_on(policy, path)
     _check_absent_from_timeouts(policy, path)
+    _check_hung_after_done(policy, path)
     _check_leads(policy, path)
 
 
@@ -546,6 +549,20 @@ def _check_absent_from_timeouts(policy: dict[str, Any], path: Path) -> None:
     _require(ok, _locate(path, "absent_from_timeouts:"),
              "absent_from_timeouts needs kinds (a list of names), max_nodes, max_seq and "
              "min_reporting (whole numbers from 1), a known sub_domain and note")
+
+
+def _check_hung_after_done(policy: dict[str, Any], path: Path) -> None:
+    spec = policy.get("hung_after_done")
+    if spec is None:
+        return
+    keys = {"states", "kinds", "max_lines_after", "min_gap_s", "priority", "sub_domain", "code", "summary"}
+    ok = (isinstance(spec, dict) and keys <= set(spec) and _names(spec["states"]) and _names(spec["kinds"])
+          and isinstance(spec["max_lines_after"], int) and not isinstance(spec["max_lines_after"], bool)
+          and spec["max_lines_after"] >= 0 and _count(spec["min_gap_s"]) and _percent(spec["priority"])
+          and spec["sub_domain"] in SUB_DOMAINS and isinstance(spec["summary"], str))
+    _require(ok, _locate(path, "hung_after_done:"),
+             "hung_after_done needs states and kinds (lists of names), max_lines_after (0 or more), "
+             "min_gap_s (seconds from 1), priority (0-100), a known sub_domain, code and summary")
 
 
 def _count(value: Any) -> bool:

@@ -1318,3 +1318,69 @@ def test_a_cuda_samples_check_is_decoded_as_the_cuda_error_it_names(make_bundle)
     # prose that mentions an error code is not a check
     prose = "Failed to parse the config (error code is printed below)\n"
     assert analyze_bundle(make_bundle({"app/gpu-01/validator.log": prose}))["sub_domain"] != "nvlink"
+
+
+def test_a_rendezvous_connection_that_timed_out_points_at_the_network(make_bundle):
+    out = ("Traceback (most recent call last):\n"
+           '  File "static_tcp_rendezvous.py", line 61, in next_rendezvous\n'
+           "RuntimeError: connect() timed out. Original timeout was 900000 ms.\n")
+    d = analyze_bundle(make_bundle({"app/job.err": out}))
+    assert (d["sub_domain"], d["evidence_status"]) == ("network", "hypothesis")
+    assert "could not reach the rendezvous store" in d["verdict"]
+    # a RuntimeError of the job's own about a timeout is its own
+    own = out.replace("connect() timed out. Original timeout was 900000 ms.", "data loader timed out")
+    assert analyze_bundle(make_bundle({"app/job.err": own}))["sub_domain"] == "application"
+
+
+def test_a_job_that_said_it_was_done_and_then_ran_into_its_time_limit_hung_at_exit(make_bundle):
+    done = ("[2026-11-20 10:17:07] iteration       50/      50 | consumed samples:        25600\n"
+            "[after training is done] datetime: 2026-11-20 10:17:08\n")
+    kill = "slurmstepd: error: *** STEP 4242.0 ON gpu-01 CANCELLED AT 2026-11-20T11:00:00 DUE TO TIME LIMIT ***\n"
+    timeout = {"state": "TIMEOUT", "exit_code": "0:0"}
+    d = analyze_bundle(make_bundle({"app/out.log": done + kill}, **timeout))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("application", "Hung after finishing")
+    assert "work was done ([after training is done]) 43 minutes before the time limit" in d["verdict"]
+    # still printing after the words (an evaluation): it was working, and the limit stands
+    evaluating = done + "".join(f"validation loss at step {i}: 2.1\n" for i in range(5)) + kill
+    assert analyze_bundle(make_bundle({"app/out.log": evaluating}, **timeout))["sub_domain"] == "time_limit"
+    # the limit came a minute after the words: that is no hang
+    soon = make_bundle({"app/out.log": done + kill}, end="2026-11-20T10:18:00+00:00", **timeout)
+    assert analyze_bundle(soon)["sub_domain"] == "time_limit"
+    hf = "2026-11-20 10:17:08 Training completed. Do not forget to share your model on huggingface.co/models =)\n"
+    assert analyze_bundle(make_bundle({"app/out.log": hf + kill}, **timeout))["sub_domain"] == "application"
+
+
+def test_a_rendezvous_store_that_only_its_own_process_joined_points_at_the_launch(make_bundle):
+    out = ("torch.distributed.DistStoreError: Timed out after 3601 seconds waiting for clients. "
+           "1/16 clients joined.\n")
+    d = analyze_bundle(make_bundle({"app/job.err": out}))
+    assert (d["sub_domain"], d["evidence_status"]) == ("application", "hypothesis")
+    assert "the others were never started" in d["verdict"]
+    # some joined, others did not: those may not reach the store (the network)
+    some = out.replace("1/16", "4/16")
+    assert analyze_bundle(make_bundle({"app/job.err": some}))["sub_domain"] == "network"
+
+
+def test_slurm_commands_that_could_not_reach_the_controller_blame_slurm_not_the_job(make_bundle):
+    for line in ("srun: error: Unable to confirm allocation for job 4242: Socket timed out on send/recv operation\n",
+                 "slurm_load_ctl_conf error: Socket timed out\n",
+                 "slurm_load_partitions: Unable to contact slurm controller (connect failure)\n"):
+        d = analyze_bundle(make_bundle({"app/job.err": line}))
+        assert (d["sub_domain"], d["root_cause"]["code"]) == ("host", "Slurm controller unreachable"), line
+    # the job's own words about a controller are not Slurm's
+    own = "robot: unable to contact the motion controller\n"
+    assert analyze_bundle(make_bundle({"app/job.err": own}))["sub_domain"] != "host"
+
+
+def test_a_slurm_client_that_cannot_parse_slurm_conf_is_the_nodes_setup(make_bundle):
+    out = ("srun: error: _parse_next_key: Parsing error at unrecognized key: AccountingStoreFlags\n"
+           'srun: error: Parse error in file /proc/256146/fd/5 line 17: "AccountingStoreFlags=job_script"\n')
+    d = analyze_bundle(make_bundle({"app/gpu-01/job.err": out}))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("host", "Slurm configuration unreadable")
+    assert "unknown key AccountingStoreFlags" in d["verdict"]
+
+
+def test_slingshot_without_credentials_for_the_job_is_the_sites_setup(make_bundle):
+    d = analyze_bundle(make_bundle({"app/gpu-01/job.err": "err : Function not implemented\ncxip_gen_auth_key failed: -38\n"}))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("host", "No Slingshot credentials")
+    assert analyze_bundle(make_bundle({"app/job.err": "cxip_gen_auth_key ok\n"}))["sub_domain"] != "host"

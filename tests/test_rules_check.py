@@ -375,3 +375,13 @@ def test_a_hang_rule_without_its_priority_is_named(rules_copy):
 def test_an_absence_rule_with_a_bad_count_is_named(rules_copy):
     _edit(rules_copy / "policy.yaml", "  max_seq: 2\n", "  max_seq: 0\n")
     assert "absent_from_timeouts needs kinds" in _only_line(_check(rules_copy))
+
+
+def test_a_hang_after_done_rule_without_its_gap_is_named(rules_copy):
+    _edit(rules_copy / "policy.yaml", "  min_gap_s: 300\n", "  min_gap_s: soon\n")
+    assert "hung_after_done needs states and kinds" in _only_line(_check(rules_copy))
+
+
+def test_an_unknown_pattern_flag_is_named_with_the_known_ones(rules_copy):
+    _edit(rules_copy / "patterns.yaml", "    lines_after: true\n", "    lines_afterwards: true\n")
+    assert "unknown key 'lines_afterwards'" in _only_line(_check(rules_copy))

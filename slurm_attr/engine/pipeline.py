@@ -108,6 +108,7 @@ class Engine:
         for event in events:
             event.role = "interesting" if id(event) in live_ids else "context"
         self.hung_on_failures(live)
+        self.hung_after_done(live)
         self.absent_from_timeouts(absent)
         self.companion_events(live)
         self.aftermath(live)
@@ -299,6 +300,26 @@ class Engine:
             event.summary = f"{event.summary} {spec['note']}"
         self.trace.add("correlate", "hung_on", f"{len(changed)} failures the job hung on until "
                        f"it ended {self.workload.state}", changed)
+
+    def hung_after_done(self, live: list[Event]) -> None:
+        """A job whose output ends saying its work was done, and that then ran into its time
+        limit long after, hung on its way out (policy `hung_after_done`)."""
+        spec = self.policy.get("hung_after_done")
+        if not spec or self.workload.state not in spec["states"]:
+            return
+        done = [e for e in live if e.kind in spec["kinds"] and e.time is not None
+                and int(e.fields.get("lines_after", "-1")) in range(int(spec["max_lines_after"]) + 1)]
+        if not done:
+            return
+        last = max(done, key=Event.sort_key)
+        assert last.time is not None
+        gap = (self.workload.end - last.time).total_seconds()
+        if gap < float(spec["min_gap_s"]):
+            return
+        _make_cause(last, spec, {"minutes": str(round(gap / 60))})
+        self.trace.add("correlate", "hung_after_done",
+                       f"the job said it was done {round(gap / 60)} minutes before it ended "
+                       f"{self.workload.state}", [last])
 
     def ranks_absent_from_timeouts(self, events: list[Event]) -> tuple[Event, list[int]] | None:
         """The first watchdog timeout in the job's first collectives and the ranks below the highest

@@ -163,6 +163,9 @@ class Extractor:
             tail = buf[-_LOOKBACK_BYTES:]
             last_block = block
         self._tail_stamps(last_block, scan)
+        for event in obs.events[first_event:]:
+            if self.by_id[event.rule].lines_after:  # is anything printed after this line?
+                event.fields["lines_after"] = str(max(0, line_base - event.source.line))
         if scan.origin == "app":
             self._nodes_from_rank_hosts(obs.events[first_event:])
         scan.coverage.lines += line_base
@@ -210,6 +213,10 @@ class Extractor:
         text = text.rstrip("\r")
         body, rank = strip_rank(text) if scan.origin == "app" else (text, None)
         found = self._match(body, prefilter.patterns)
+        if found is None and body != text:
+            # A bracketed tag taken for a prefix may be the message itself (Megatron's
+            # `[after training is done] datetime: ...`).
+            found = self._match(text, prefilter.patterns)
         if found is None:
             return
         pattern, fields, matched = found
@@ -251,6 +258,8 @@ class Extractor:
         if named in self.workload.nodes:
             node = named
         stamp = self._stamp(text, scan)
+        if stamp.when is None and fields.get("at"):  # the moment the line names (`CANCELLED AT ...`)
+            stamp = scan.clock.parse(fields["at"])
         when, quality = stamp.when, stamp.quality
         if when is None and stamp.mono is not None:
             quality = "boot_relative_unplaced"
