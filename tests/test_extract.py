@@ -1384,3 +1384,16 @@ def test_slingshot_without_credentials_for_the_job_is_the_sites_setup(make_bundl
     d = analyze_bundle(make_bundle({"app/gpu-01/job.err": "err : Function not implemented\ncxip_gen_auth_key failed: -38\n"}))
     assert (d["sub_domain"], d["root_cause"]["code"]) == ("host", "No Slingshot credentials")
     assert analyze_bundle(make_bundle({"app/job.err": "cxip_gen_auth_key ok\n"}))["sub_domain"] != "host"
+
+
+def test_hdf5_on_a_file_system_without_locks_is_the_mount_not_the_code(make_bundle):
+    out = ("IOError: HDF5 error back trace\n"
+           '  File "H5FDsec2.c", line 939, in H5FD_sec2_lock\n'
+           "    file locking disabled on this file system (use HDF5_USE_FILE_LOCKING environment variable to "
+           "override), errno = 38, error message = 'Function not implemented'\n"
+           "End of HDF5 error back trace\n")
+    d = analyze_bundle(make_bundle({"app/gpu-01/job.err": out}))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("storage", "File locks unsupported")
+    # HDF5's other errors are the job's own file handling
+    other = out.replace("file locking disabled on this file system", "unable to open file: name doesn't exist")
+    assert analyze_bundle(make_bundle({"app/gpu-01/job.err": other}))["sub_domain"] != "storage"
