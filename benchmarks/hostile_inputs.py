@@ -1,6 +1,7 @@
 """What hostile inputs cost: a bundle whose job output is a decompression bomb, one gigantic
-line, or a flood of lines every one of which a rule matches (beside the same number of lines no
-rule matches), beside the same bundle without it (the baseline, measured in the same run).
+line, a flood of lines every one of which a rule matches (beside the same number of lines no
+rule matches), or long lines built to make the rules' regexes backtrack, beside the same bundle
+without it (the baseline, measured in the same run).
 
 Each analysis runs in a fresh process; the figures are medians of --repeat runs of wall time
 and peak RSS.
@@ -65,6 +66,8 @@ def one_line(path: Path, mib: int) -> Path:
 WARN = (b"gpu-01:1234:5678 [0] NCCL WARN NET/IB : Got completion from peer 10.0.0.2<1234> with error 12, "
         b"opcode 0, len 0, vendor err 129\n")
 FILLER = b"x" * (len(WARN) - 1) + b"\n"  # as long as WARN, matched by no rule
+# A keyword followed by a long run a leading greedy class accepts: quadratic for a naive search.
+BACKTRACK = b"NCCL WARN" + b"1" * (64 << 10) + b"\n"
 
 
 def many_lines(path: Path, count: int, line: bytes) -> Path:
@@ -87,6 +90,7 @@ def main() -> None:
     parser.add_argument("--bomb-gib", type=int, default=2)
     parser.add_argument("--line-mib", type=int, default=1024)
     parser.add_argument("--matching-lines", type=int, default=200_000)
+    parser.add_argument("--backtrack-lines", type=int, default=1000)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="slurm-attr-hostile-") as tmp:
         work = Path(tmp)
@@ -99,6 +103,8 @@ def main() -> None:
                 work / "filler", many_lines(work / "filler.log", args.matching_lines, FILLER)),
             f"{args.matching_lines} matching lines": bundle(
                 work / "warns", many_lines(work / "warns.log", args.matching_lines, WARN)),
+            f"{args.backtrack_lines} 64 KiB backtrack lines": bundle(
+                work / "backtrack", many_lines(work / "backtrack.log", args.backtrack_lines, BACKTRACK)),
         }
         base = None
         print(f"{'case':<30} {'median s':>9} {'x base':>7} {'RSS MB':>7} {'read MB':>8}  job_output")

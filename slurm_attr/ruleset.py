@@ -559,7 +559,8 @@ def _check_hung_after_done(policy: dict[str, Any], path: Path) -> None:
     ok = (isinstance(spec, dict) and keys <= set(spec) and _names(spec["states"]) and _names(spec["kinds"])
           and isinstance(spec["max_lines_after"], int) and not isinstance(spec["max_lines_after"], bool)
           and spec["max_lines_after"] >= 0 and _count(spec["min_gap_s"]) and _percent(spec["priority"])
-          and spec["sub_domain"] in SUB_DOMAINS and isinstance(spec["summary"], str))
+          and spec["sub_domain"] in SUB_DOMAINS and isinstance(spec["summary"], str)
+          and isinstance(spec["code"], str))
     _require(ok, _locate(path, "hung_after_done:"),
              "hung_after_done needs states and kinds (lists of names), max_lines_after (0 or more), "
              "min_gap_s (seconds from 1), priority (0-100), a known sub_domain, code and summary")

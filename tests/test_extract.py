@@ -1290,6 +1290,9 @@ def test_a_rank_that_printed_no_timeout_on_one_node_had_not_entered_the_collecti
     # across nodes the one that did not report may have lost its network or its node
     multi = analyze_bundle(make_bundle({"app/out.log": out}))
     assert multi["sub_domain"] == "unknown"
+    # a "rank" no node runs is a line the job wrote, not a missing rank
+    forged = analyze_bundle(make_bundle({"app/out.log": _watchdog(1) + _watchdog(3_000_000_000)}, nodes="gpu-01"))
+    assert forged["sub_domain"] == "unknown"
     # one report alone may be an excerpt, not an absence
     one = analyze_bundle(make_bundle({"app/out.log": _watchdog(3)}, nodes="gpu-01"))
     assert one["sub_domain"] == "unknown"
@@ -1348,6 +1351,9 @@ def test_a_job_that_said_it_was_done_and_then_ran_into_its_time_limit_hung_at_ex
     assert analyze_bundle(soon)["sub_domain"] == "time_limit"
     hf = "2026-11-20 10:17:08 Training completed. Do not forget to share your model on huggingface.co/models =)\n"
     assert analyze_bundle(make_bundle({"app/out.log": hf + kill}, **timeout))["sub_domain"] == "application"
+    # stdout said done, but stderr is a second file that may hold the later output
+    two = make_bundle({"app/out.log": done + kill, "app/err.log": "Evaluating: 100%|##########| 50/50\n"}, **timeout)
+    assert analyze_bundle(two)["sub_domain"] == "time_limit"
 
 
 def test_a_rendezvous_store_that_only_its_own_process_joined_points_at_the_launch(make_bundle):
@@ -1397,3 +1403,17 @@ def test_hdf5_on_a_file_system_without_locks_is_the_mount_not_the_code(make_bund
     # HDF5's other errors are the job's own file handling
     other = out.replace("file locking disabled on this file system", "unable to open file: name doesn't exist")
     assert analyze_bundle(make_bundle({"app/gpu-01/job.err": other}))["sub_domain"] != "storage"
+
+
+def test_slurm_lines_that_look_like_failures_do_not_outrank_the_jobs_own_error(make_bundle):
+    error = "Traceback (most recent call last):\nValueError: bad input shape\n"
+    for line in ("slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n",
+                 "srun: error: Slurm controller not responding, sleeping and retrying.\n",
+                 "Parse error in file config.yaml line 12: expected a mapping\n",
+                 "2026-11-20 10:10:00 - distributed.nanny.memory - WARNING - Worker tcp://10.0.0.5:1 (pid=4) "
+                 "exceeded 95% memory budget. Restarting...\n"):
+        d = analyze_bundle(make_bundle({"app/gpu-01/job.err": line + error}))
+        assert d["sub_domain"] == "application", line
+    # a TaskProlog failure in a shared node's log that names no job is no job's
+    lone = "[2026-11-20T10:00:42.488] error: TaskProlog failed status=127\n"
+    assert analyze_bundle(make_bundle({"nodes/gpu-02/slurmd.log": lone}))["sub_domain"] != "host"

@@ -21,6 +21,7 @@ from slurm_attr.ruleset import Ruleset
 
 _SCHEDULER_KILL_STATES = {"TIMEOUT", "DEADLINE", "CANCELLED", "PREEMPTED", "NODE_FAIL"}
 _TEARDOWN_DOMAINS = {None, "application", "gpu_oom"}
+_MOST_RANKS_ON_A_NODE = 1024  # more than any one node runs: a higher "rank" is not one
 
 
 @dataclass
@@ -77,9 +78,11 @@ class Engine:
         self.trace = Trace()
         self.slack = _seconds(self.policy, "window", "cause_slack_s")
         self.early_faults: list[Event] = []
+        self.output_files = 0  # files of job output read (set by run)
 
     # ------------------------------------------------------------------ entry point
     def run(self, obs: Observations) -> tuple[list[Event], Verdict]:
+        self.output_files = len({f for c in obs.coverage if c.collector == "job_output" for f in c.files})
         events = list(obs.events) + self.scheduler_events()
         events.sort(key=Event.sort_key)
         for i, event in enumerate(events):
@@ -227,7 +230,8 @@ class Engine:
             if head is not None and (event.time is None or head.time is None
                                      or event.time - (head.last_time or head.time) <= window):
                 head.count += event.count  # more than one where the extractor already counted
-                head.last_time = event.last_time or event.time or head.last_time
+                head.last_time = max((t for t in (head.last_time, event.last_time, event.time) if t),
+                                     default=None)
                 folded += 1
                 continue
             open_bursts[key] = event
@@ -305,8 +309,8 @@ class Engine:
         """A job whose output ends saying its work was done, and that then ran into its time
         limit long after, hung on its way out (policy `hung_after_done`)."""
         spec = self.policy.get("hung_after_done")
-        if not spec or self.workload.state not in spec["states"]:
-            return
+        if not spec or self.workload.state not in spec["states"] or self.output_files != 1:
+            return  # with several output files, another (stderr, say) may hold later output
         done = [e for e in live if e.kind in spec["kinds"] and e.time is not None
                 and int(e.fields.get("lines_after", "-1")) in range(int(spec["max_lines_after"]) + 1)]
         if not done:
@@ -317,6 +321,9 @@ class Engine:
         if gap < float(spec["min_gap_s"]):
             return
         _make_cause(last, spec, {"minutes": str(round(gap / 60))})
+        for event in live:  # the limit it ran into is the hang's consequence
+            if event.sub_domain == "time_limit" and event.demoted_by is None:
+                _demote(event, "hung_after_done", last)
         self.trace.add("correlate", "hung_after_done",
                        f"the job said it was done {round(gap / 60)} minutes before it ended "
                        f"{self.workload.state}", [last])
@@ -332,8 +339,11 @@ class Engine:
                     and e.fields.get("rank", "").isdigit()
                     and e.fields.get("seq", "").isdigit() and int(e.fields["seq"]) <= int(spec["max_seq"])]
         reported = {int(e.fields["rank"]) for e in timeouts}
-        missing = sorted(set(range(max(reported, default=0))) - reported)
-        if len(reported) < int(spec["min_reporting"]) or not missing:
+        highest = max(reported, default=0)
+        if len(reported) < int(spec["min_reporting"]) or highest > _MOST_RANKS_ON_A_NODE:
+            return None  # a rank number no one node runs is a line the job wrote, not a rank
+        missing = sorted(set(range(highest)) - reported)
+        if not missing:
             return None
         return min(timeouts, key=Event.sort_key), missing
 
@@ -345,9 +355,11 @@ class Engine:
         spec = self.policy["absent_from_timeouts"]
         first, missing = absent
         first.sub_domain = spec["sub_domain"]
-        first.fields["missing_ranks"] = ",".join(map(str, missing))
-        named = f"Rank {missing[0]}" if len(missing) == 1 else f"Ranks {', '.join(map(str, missing))}"
-        first.summary = f"{first.summary} {spec['note'].format(missing=named)}"
+        first.fields["missing_ranks"] = ",".join(map(str, missing[:64]))
+        more = f" and {len(missing) - 8} more" if len(missing) > 8 else ""
+        listed = ", ".join(map(str, missing[:8])) + more
+        named = f"Rank {listed}" if len(missing) == 1 else f"Ranks {listed}"
+        first.summary = f"{first.summary} {render(spec['note'], {'missing': named})}"
         self.trace.add("correlate", "absent_from_timeouts", f"{named} printed no timeout", [first])
 
     def companion_events(self, live: list[Event]) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from slurm_attr.decode.base import strip_rank
-from slurm_attr.extract.extractor import Extractor, FileScan
+from slurm_attr.extract.extractor import Extractor, FileScan, search_near_keywords
 from slurm_attr.extract.timestamps import Clock
 from slurm_attr.model import Coverage, Event, Observations, Workload
 from slurm_attr.ruleset import Ruleset
@@ -58,5 +58,6 @@ def explain(ruleset: Ruleset, line: str, origin: str = "node", node: str = "node
     matched = {e.rule for e in obs.events} | {e.fields.get("generic_rule") for e in obs.events}
     body = strip_rank(line)[0] if origin == "app" else line  # as the extractor sees it
     near = [p.id for p in ruleset.for_origin(origin)
-            if p.id not in matched and any(k in line for k in p.keywords) and not p.regex.search(body)]
+            if p.id not in matched and any(k in line for k in p.keywords)
+            and not search_near_keywords(p, body)]
     return Explanation(obs.events, near, list(dict.fromkeys(used)))

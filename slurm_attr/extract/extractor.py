@@ -45,6 +45,10 @@ _LOOKBACK_BYTES = 64 << 10  # earlier text kept for multi-line messages across b
 _WINDOW_SLACK = timedelta(minutes=10)
 _WINDOWED_ORIGINS = ("node", "controller")
 _CARRY_LINES = 50
+_MATCH_WINDOW = 512  # characters either side of a keyword that a regex reads in a long line
+_KEYWORD_TRIES = 4  # keyword places tried in one long line
+# Past a rule's cap on a node, events of a kind not kept yet are still kept, up to this many.
+_NEW_KINDS_PAST_CAP = 1000
 _CONTEXT_LINES = 2
 
 
@@ -114,10 +118,14 @@ class Extractor:
     def __init__(self, ruleset: Ruleset, workload: Workload, max_events_per_rule: int = 5000) -> None:
         self.ruleset = ruleset
         self.workload = workload
-        self.max_events_per_rule = max_events_per_rule
+        self.max_events_per_rule = max(1, max_events_per_rule)
         self.kept: Counter[tuple[str | None, str]] = Counter()  # events kept per (node, rule)
-        # The last kept event per (node, rule) and per burst, which lines past the cap count into.
-        self.latest: dict[tuple, Event] = {}
+        self.new_kinds: Counter[tuple[str | None, str]] = Counter()  # of those, kept past the cap
+        # The last kept event of each burst, and of each matched text: what lines past the cap
+        # count into.
+        self.bursts: dict[tuple, Event] = {}
+        self.by_text: dict[tuple, Event] = {}
+        self.burst_window = timedelta(seconds=float(ruleset.policy["bursts"]["window_s"]))
         self.prefilters = {o: _Prefilter(ruleset.for_origin(o))
                            for o in ("node", "app", "controller")}
         self.layout = rank_layout(workload)
@@ -175,7 +183,7 @@ class Extractor:
         for rule, count in sorted(scan.counted.items()):
             scan.coverage.notes.append(
                 f"{scan.relpath}: {count} more lines matching {rule} past the cap of "
-                f"{self.max_events_per_rule} events per rule and node were only counted")
+                f"{self.max_events_per_rule} events of one rule on one node were only counted")
         for problem in sorted(set(stats.problems + scan.problems)):
             obs.error(scan.coverage.collector, problem, scan.relpath)
             scan.coverage.notes.append(f"{scan.relpath}: {problem}")
@@ -230,12 +238,15 @@ class Extractor:
             fields.setdefault("prefix_host", host)
         node = self._node_for(fields, scan)
         fields["node"] = node or "?"
-        full = self.latest.get((node, pattern.id))
-        if (full is not None and self.kept[(node, pattern.id)] >= self.max_events_per_rule
+        seen = (node, pattern.id, matched)
+        if (seen in self.by_text and self.kept[(node, pattern.id)] >= self.max_events_per_rule
                 and not (pattern.match_job or pattern.match_node or "generic_rule" in fields)):
-            # Past the rule's cap on this node a line only adds to a count: decoding it is wasted.
-            self._count(full, self._stamp(text, scan).when, scan)
-            return
+            # Past the rule's cap, a line that repeats a kept one word for word decodes the same:
+            # it only adds to that event's count, where it fits the event's burst.
+            when = self._line_time(buf, start, line_no, text, fields, scan)[0]
+            if self._fits(self.by_text[seen], when):
+                self._count(self.by_text[seen], when, scan)
+                return
         depth = pattern.context_before
         if "generic_rule" in fields:  # the exception's traceback lies above the line
             depth = max(depth, self.generic_depth)
@@ -257,20 +268,9 @@ class Extractor:
             return
         if named in self.workload.nodes:
             node = named
-        stamp = self._stamp(text, scan)
-        if stamp.when is None and fields.get("at"):  # the moment the line names (`CANCELLED AT ...`)
-            stamp = scan.clock.parse(fields["at"])
-        when, quality = stamp.when, stamp.quality
-        if when is None and stamp.mono is not None:
-            quality = "boot_relative_unplaced"
-        if when is not None:
-            scan.last_timed = (line_no, line_no, when)
-        elif scan.origin != "node":
-            when, stamped_at = self._carried_time(buf, start, line_no, scan)
-            scan.last_timed = (line_no, stamped_at, when)
-            quality = "carried" if when else "none"
+        when, quality = self._line_time(buf, start, line_no, text, fields, scan)
         fields.pop("node", None)
-        self._keep(obs, scan, Event(
+        self._keep(obs, scan, seen, Event(
             kind=cls.kind or pattern.kind, rule=pattern.id, node=node, time=when,
             time_quality=quality,
             source=SourceRef(scan.relpath, line_no, clean(text)[:4000], clean(matched)[:4000],
@@ -281,18 +281,53 @@ class Extractor:
                     if v not in (None, "")},
         ))
 
-    def _keep(self, obs: Observations, scan: FileScan, event: Event) -> None:
-        """Keep the event, or past the rule's cap on its node, count it into the last kept event
-        like it (same burst), else the rule's last kept event there. (Lines _hit can place before
-        decoding them are counted there, into the rule's last kept event.)"""
+    def _line_time(self, buf: bytes, start: int, line_no: int, text: str, fields: dict[str, str],
+                   scan: FileScan) -> tuple[datetime | None, str]:
+        """When a line was written, and how that is known: its own stamp, else the moment it
+        names (Slurm's `CANCELLED AT ...`), else (job output) the stamp of a line above it."""
+        stamp = self._stamp(text, scan)
+        if stamp.when is None and fields.get("at"):
+            stamp = scan.clock.parse(fields["at"])
+        when, quality = stamp.when, stamp.quality
+        if when is None and stamp.mono is not None:
+            quality = "boot_relative_unplaced"
+        if when is not None:
+            scan.last_timed = (line_no, line_no, when)
+        elif scan.origin != "node":
+            when, stamped_at = self._carried_time(buf, start, line_no, scan)
+            scan.last_timed = (line_no, stamped_at, when)
+            quality = "carried" if when else "none"
+        return when, quality
+
+    def _keep(self, obs: Observations, scan: FileScan, seen: tuple, event: Event) -> None:
+        """Keep the event; past the rule's cap on its node, count it into the last kept event of
+        its burst where it fits that burst, else keep it while the rule has room for events of new
+        kinds (so the one different line that decides a case is never folded away), else only
+        count it in the coverage."""
         per_rule = (event.node, event.rule)
         burst = event.burst_key()
-        if self.kept[per_rule] < self.max_events_per_rule:
-            self.kept[per_rule] += 1
-            self.latest[per_rule] = self.latest[burst] = event
-            obs.events.append(event)
-            return
-        self._count(self.latest.get(burst) or self.latest[per_rule], event.time, scan)
+        head = self.bursts.get(burst)
+        if self.kept[per_rule] >= self.max_events_per_rule:
+            if head is not None and self._fits(head, event.time):
+                self._count(head, event.time, scan)
+                return
+            if self.new_kinds[per_rule] >= _NEW_KINDS_PAST_CAP:
+                scan.counted[event.rule] += 1
+                return
+            self.new_kinds[per_rule] += 1
+        self.kept[per_rule] += 1
+        self.bursts[burst] = self.by_text[seen] = event
+        obs.events.append(event)
+
+    def _fits(self, head: Event, when: datetime | None) -> bool:
+        """Whether a line at `when` folds into the burst `head` leads, as the engine would fold
+        it: not before it, within the burst window of its last line, and on the same side of
+        the job's start (a burst from before the job is context, one during it evidence)."""
+        if when is None or head.time is None:
+            return when is None and head.time is None
+        last = head.last_time or head.time
+        start = self.workload.start
+        return head.time <= when <= last + self.burst_window and (when < start) == (head.time < start)
 
     @staticmethod
     def _count(head: Event, when: datetime | None, scan: FileScan) -> None:
@@ -311,7 +346,7 @@ class Extractor:
                 continue
             if not any(k in body for k in pattern.keywords):
                 continue
-            m = pattern.regex.search(body)
+            m = search_near_keywords(pattern, body)
             if m is None:
                 continue
             fields = {**pattern.fields, **{k: v for k, v in m.groupdict().items() if v is not None}}
@@ -437,13 +472,40 @@ class Extractor:
         hit's, which keeps a run of many unstamped hits linear."""
         prev = scan.last_timed if scan.last_timed and scan.last_timed[0] < line_no else None
         depth = _CARRY_LINES if prev is None else min(_CARRY_LINES, line_no - prev[0] - 1)
-        for back, line in enumerate(reversed(self._lines_before(buf, start, depth)), start=1):
+        lines = self._lines_before(buf, start, depth)
+        for back, line in enumerate(reversed(lines), start=1):
             stamp = scan.clock.parse(RANK_PREFIX.sub("", line, count=1))
             if stamp.when is not None:
                 return stamp.when, line_no - back
+        if len(lines) < depth:  # the lookback ends before the previous hit: its answer may be stale
+            return None, None
         if prev is not None and prev[1] is not None and line_no - prev[1] <= _CARRY_LINES:
             return prev[2], prev[1]
         return None, None
+
+
+def search_near_keywords(pattern: Pattern, text: str) -> re.Match[str] | None:
+    """The pattern's match in text; in a long line, only within _MATCH_WINDOW characters either
+    side of its first few keywords. Users write what they like: a regex with a leading greedy
+    class costs time quadratic in a run of characters it accepts, and a 1 MiB line of them would
+    stall the worker for hours. Messages that matter are short, and every match holds a keyword."""
+    if len(text) <= 2 * _MATCH_WINDOW:
+        return pattern.regex.search(text)
+    places = sorted(i for k in pattern.keywords for i in _first_places(text, k))[:_KEYWORD_TRIES]
+    for at in places:
+        m = pattern.regex.search(text, max(0, at - _MATCH_WINDOW), at + _MATCH_WINDOW)
+        if m is not None:
+            return m
+    return None
+
+
+def _first_places(text: str, keyword: str) -> list[int]:
+    places: list[int] = []
+    at = text.find(keyword)
+    while at >= 0 and len(places) < _KEYWORD_TRIES:
+        places.append(at)
+        at = text.find(keyword, at + 1)
+    return places
 
 
 def _task_ids(tasks: str, most: int = 4096) -> list[str]:

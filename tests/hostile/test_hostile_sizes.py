@@ -139,3 +139,27 @@ def test_counted_lines_reach_the_diagnosis_as_one_burst(tmp_path):
     def warn_lines(d):
         return sum(e["count"] for e in [d["root_cause"] or {}, *d["symptoms"]] if e.get("rule") == "nccl.warn")
     assert warn_lines(capped) == warn_lines(whole) == 600
+
+
+def test_past_the_cap_a_line_of_a_new_kind_is_still_kept(tmp_path):
+    retry = ("2026-11-20T10:05:%02d gpu-01:1234:5678 [0] NCCL WARN Call to connect returned Connection "
+             "refused, retrying\n")
+    lost = (b"2026-11-20T10:06:00 gpu-01:1234:5678 [0] NCCL WARN NET/IB : Got completion from peer "
+            b"10.0.0.2<1234> with error 12, opcode 0, len 0, vendor err 129\n")
+    out = "".join(retry % (i % 60) for i in range(60)).encode() + lost
+    bundle = write_bundle(tmp_path / "bundle", {"app/gpu-01/out.log": out})
+    capped = analyze_bundle(bundle, limits=ReadLimits(max_events_per_rule=5))
+    assert capped["verdict"] == analyze_bundle(bundle)["verdict"]
+    assert "retry exceeded" in capped["verdict"]
+
+
+def test_past_the_cap_a_line_during_the_job_is_not_folded_into_one_before_it(tmp_path):
+    early = b"".join(b"Nov 20 09:10:%02d gpu-01 kernel: NVRM: Xid (PCI:0000:18:00): 13, pid=1, Graphics Exception\n"
+                     % i for i in range(10))
+    during = b"Nov 20 10:30:00 gpu-01 kernel: NVRM: Xid (PCI:0000:18:00): 13, pid=1, Graphics Exception\n"
+    bundle = write_bundle(tmp_path / "bundle", {"nodes/gpu-01/syslog": early + during + XID})
+    capped = analyze_bundle(bundle, limits=ReadLimits(max_events_per_rule=3))
+    assert (capped["sub_domain"], capped["verdict"]) == (analyze_bundle(bundle)["sub_domain"],
+                                                         analyze_bundle(bundle)["verdict"])
+    times = [e["time"] for e in capped["symptoms"] + [capped["root_cause"] or {}] if e.get("code") == "XID 13"]
+    assert any(t and t.startswith("2026-11-20T10:30") for t in times), times
