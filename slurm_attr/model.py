@@ -225,6 +225,7 @@ class Coverage:
     last_time: datetime | None = None
     notes: list[str] = field(default_factory=list)
     truncated: list[str] = field(default_factory=list)  # files a read cap stopped early, and why
+    written: list[str] = field(default_factory=list)  # files that held anything (not in the document)
 
     def saw(self, when: datetime | None) -> None:
         if when is None:

@@ -1351,6 +1351,9 @@ def test_a_job_that_said_it_was_done_and_then_ran_into_its_time_limit_hung_at_ex
     assert analyze_bundle(soon)["sub_domain"] == "time_limit"
     hf = "2026-11-20 10:17:08 Training completed. Do not forget to share your model on huggingface.co/models =)\n"
     assert analyze_bundle(make_bundle({"app/out.log": hf + kill}, **timeout))["sub_domain"] == "application"
+    # an empty stderr file (sbatch -e) holds no later output
+    empty_err = make_bundle({"app/out.log": done + kill, "app/err.log": ""}, **timeout)
+    assert analyze_bundle(empty_err)["sub_domain"] == "application"
     # stdout said done, but stderr is a second file that may hold the later output
     two = make_bundle({"app/out.log": done + kill, "app/err.log": "Evaluating: 100%|##########| 50/50\n"}, **timeout)
     assert analyze_bundle(two)["sub_domain"] == "time_limit"
@@ -1384,6 +1387,10 @@ def test_a_slurm_client_that_cannot_parse_slurm_conf_is_the_nodes_setup(make_bun
     d = analyze_bundle(make_bundle({"app/gpu-01/job.err": out}))
     assert (d["sub_domain"], d["root_cause"]["code"]) == ("host", "Slurm configuration unreadable")
     assert "unknown key AccountingStoreFlags" in d["verdict"]
+    older = "sinfo: error: Parsing error at unrecognized key: SlurmctldHost\n"
+    assert analyze_bundle(make_bundle({"app/gpu-01/job.err": older}))["sub_domain"] == "host"
+    slurmd = "[2026-11-20T10:00:01.000] error: Parse error in file /etc/slurm/slurm.conf line 17: \"X=1\"\n"
+    assert analyze_bundle(make_bundle({"nodes/gpu-02/slurmd.log": slurmd}))["root_cause"]["nodes"] == ["gpu-02"]
 
 
 def test_slingshot_without_credentials_for_the_job_is_the_sites_setup(make_bundle):

@@ -78,11 +78,11 @@ class Engine:
         self.trace = Trace()
         self.slack = _seconds(self.policy, "window", "cause_slack_s")
         self.early_faults: list[Event] = []
-        self.output_files = 0  # files of job output read (set by run)
+        self.output_files = 0  # files of job output that held anything (set by run)
 
     # ------------------------------------------------------------------ entry point
     def run(self, obs: Observations) -> tuple[list[Event], Verdict]:
-        self.output_files = len({f for c in obs.coverage if c.collector == "job_output" for f in c.files})
+        self.output_files = len({f for c in obs.coverage if c.collector == "job_output" for f in c.written})
         events = list(obs.events) + self.scheduler_events()
         events.sort(key=Event.sort_key)
         for i, event in enumerate(events):

@@ -8,6 +8,7 @@ cost per byte close to a single regex scan, and memory flat whatever the file si
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
@@ -126,6 +127,10 @@ class Extractor:
         self.bursts: dict[tuple, Event] = {}
         self.by_text: dict[tuple, Event] = {}
         self.burst_window = timedelta(seconds=float(ruleset.policy["bursts"]["window_s"]))
+        window = ruleset.policy["window"]
+        before = timedelta(seconds=float(window["context_before_s"]))
+        after = timedelta(seconds=float(window["margin_after_s"])) + timedelta.resolution
+        self.bands = (workload.start - before, workload.start, workload.end + after)
         self.prefilters = {o: _Prefilter(ruleset.for_origin(o))
                            for o in ("node", "app", "controller")}
         self.layout = rank_layout(workload)
@@ -178,6 +183,8 @@ class Extractor:
             self._nodes_from_rank_hosts(obs.events[first_event:])
         scan.coverage.lines += line_base
         scan.coverage.bytes += stats.bytes
+        if stats.bytes:
+            scan.coverage.written.append(scan.relpath)
         if stats.capped:
             scan.coverage.truncated.append(f"{scan.relpath}: {stats.capped}")
         for rule, count in sorted(scan.counted.items()):
@@ -322,12 +329,16 @@ class Extractor:
     def _fits(self, head: Event, when: datetime | None) -> bool:
         """Whether a line at `when` folds into the burst `head` leads, as the engine would fold
         it: not before it, within the burst window of its last line, and on the same side of
-        the job's start (a burst from before the job is context, one during it evidence)."""
+        the job's window (a burst from before the job is context, one during it evidence)."""
         if when is None or head.time is None:
             return when is None and head.time is None
         last = head.last_time or head.time
-        start = self.workload.start
-        return head.time <= when <= last + self.burst_window and (when < start) == (head.time < start)
+        return head.time <= when <= last + self.burst_window and self._band(when) == self._band(head.time)
+
+    def _band(self, when: datetime) -> int:
+        """Which part of the engine's window a time falls in: dropped before, context before the
+        start, evidence, dropped after (policy `window`)."""
+        return bisect_right(self.bands, when)
 
     @staticmethod
     def _count(head: Event, when: datetime | None, scan: FileScan) -> None:
@@ -486,12 +497,18 @@ class Extractor:
 
 def search_near_keywords(pattern: Pattern, text: str) -> re.Match[str] | None:
     """The pattern's match in text; in a long line, only within _MATCH_WINDOW characters either
-    side of its first few keywords. Users write what they like: a regex with a leading greedy
-    class costs time quadratic in a run of characters it accepts, and a 1 MiB line of them would
-    stall the worker for hours. Messages that matter are short, and every match holds a keyword."""
+    side of a few of its keyword places (the first and the last ones). Users write what they
+    like: a regex with a leading greedy class costs time quadratic in a run of characters it
+    accepts, and a 1 MiB line of them would stall the worker for hours. Messages that matter are
+    short, and every match holds a keyword. A regex anchored at the line's start has that one
+    start only, so it runs from there (a progress bar's carriage returns may come before the
+    message, far from the start)."""
     if len(text) <= 2 * _MATCH_WINDOW:
         return pattern.regex.search(text)
-    places = sorted(i for k in pattern.keywords for i in _first_places(text, k))[:_KEYWORD_TRIES]
+    places = sorted({i for k in pattern.keywords for i in _keyword_places(text, k)})
+    places = places if len(places) <= _KEYWORD_TRIES else places[:2] + places[-2:]
+    if pattern.source.startswith("^"):
+        return pattern.regex.search(text, 0, places[-1] + _MATCH_WINDOW) if places else None
     for at in places:
         m = pattern.regex.search(text, max(0, at - _MATCH_WINDOW), at + _MATCH_WINDOW)
         if m is not None:
@@ -499,12 +516,17 @@ def search_near_keywords(pattern: Pattern, text: str) -> re.Match[str] | None:
     return None
 
 
-def _first_places(text: str, keyword: str) -> list[int]:
+def _keyword_places(text: str, keyword: str) -> list[int]:
+    """Where keyword first and last occurs in text (up to _KEYWORD_TRIES places of each)."""
     places: list[int] = []
     at = text.find(keyword)
     while at >= 0 and len(places) < _KEYWORD_TRIES:
         places.append(at)
         at = text.find(keyword, at + 1)
+    at = text.rfind(keyword)
+    while at >= 0 and len(places) < 2 * _KEYWORD_TRIES:
+        places.append(at)
+        at = text.rfind(keyword, 0, at)
     return places
 
 

@@ -50,6 +50,15 @@ def test_a_match_far_into_a_long_line_is_still_found():
     assert m is not None and m["host"] == "gpu-01"
 
 
+def test_a_message_after_a_progress_bar_on_the_same_line_is_still_read(tmp_path):
+    """tqdm redraws its bar with carriage returns, so a log message printed after it shares the
+    bar's line: thousands of characters from the start, where a rule anchored at the start looks."""
+    bar = "".join(f"\r 45%|####      | {i}/100 [00:10<00:12,  4.50it/s]" for i in range(100))
+    line = bar + "2026-11-20 10:20:00 ERROR:root:checkpoint save failed: [Errno 28] No space left on device\n"
+    d = analyze_bundle(write_bundle(tmp_path / "bundle", {"app/gpu-01/out.log": line}))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("storage", "ENOSPC")
+
+
 def test_megabyte_lines_built_to_backtrack_cost_seconds_not_hours(tmp_path):
     run = 1 << 20
     syslog = ("Nov 20 10:30:00 gpu-01 kernel: [UFW BLOCK] DPT=6818" + ", " * (run // 2) + "\n"
