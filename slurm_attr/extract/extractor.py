@@ -360,7 +360,10 @@ class Extractor:
             m = search_near_keywords(pattern, body)
             if m is None:
                 continue
-            fields = {**pattern.fields, **{k: v for k, v in m.groupdict().items() if v is not None}}
+            # A field is cut where a window would end, so what reads it (the classification
+            # tables' regexes) sees at most that much, whatever the line held.
+            fields = {**pattern.fields, **{k: v[:2 * _MATCH_WINDOW] for k, v in m.groupdict().items()
+                                           if v is not None}}
             if pattern.generic:
                 generic = (pattern, fields, m.group(0))
             else:

@@ -63,9 +63,36 @@ def test_megabyte_lines_built_to_backtrack_cost_seconds_not_hours(tmp_path):
     run = 1 << 20
     syslog = ("Nov 20 10:30:00 gpu-01 kernel: [UFW BLOCK] DPT=6818" + ", " * (run // 2) + "\n"
               "Nov 20 10:30:01 gpu-01 kernel: NVRM: Xid (PCI:0000:18:00): 79, pid=1, GPU has fallen off the bus.\n")
-    out = "NCCL WARN" + "1" * run + "\n" + "1" * run + "nvls" + "0x1" * (run // 3) + "\n"
+    out = ("NCCL WARN" + "1" * run + "\n" + "1" * run + "nvls" + "0x1" * (run // 3) + "\n"
+           + "RuntimeError: " + "nan " * (run // 4) + "\n")  # a rule anchored at the start reads it all
     bundle = write_bundle(tmp_path / "bundle", {"nodes/gpu-01/syslog": syslog, "app/gpu-01/out.log": out})
     started = time.perf_counter()
     d = analyze_bundle(bundle)
     assert time.perf_counter() - started < 60
     assert d["sub_domain"] == "gpu"  # the real evidence still decides
+
+
+def _classify_regexes(node, path=()):
+    """Every compiled regex of the classification tables (they read a matched line's fields)."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if isinstance(key, str) and key.startswith("_") and hasattr(value, "search"):
+                yield "/".join((*path, key)), value
+            else:
+                yield from _classify_regexes(value, (*path, str(key)))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _classify_regexes(value, (*path, str(i)))
+
+
+def test_no_classification_regex_backtracks_on_a_long_field():
+    # A field is cut by the window above: a match spans at most about 1 KiB around its keyword.
+    regexes = list(_classify_regexes(load_rules(None).classify))
+    assert len(regexes) > 40
+    for where, regex in regexes:
+        for unit in (*UNITS, "nan ", "loss ", "error "):
+            field = unit * ((2 << 10) // len(unit))
+            started = time.perf_counter()
+            regex.search(field + "!")
+            took = time.perf_counter() - started
+            assert took < SLOWEST_S, f"{where} took {took:.1f} s on a run of {unit!r}"
