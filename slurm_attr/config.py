@@ -54,7 +54,7 @@ class Settings:
     max_file_mb: int = 4096  # taken from one file, after decompression
     max_attempt_mb: int = 16384  # all the files of one attempt together
     max_inflate_ratio: int = 200  # decompressed / compressed size of a .gz
-    max_events_per_rule: int = 5000  # per node; past it matching lines only add to counts
+    max_events_per_rule: int = 5000  # per node; past it repeats only add to counts
     settle_s: int = 10  # wait after a job ends before asking sacct (slurmdbd lags the controller)
     lease_s: int = 900
     max_tries: int = 8

@@ -14,12 +14,16 @@ import json
 import os
 import re
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from functools import cache, cached_property, lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from slurm_attr.model import OUTCOMES, SUB_DOMAINS
 from slurm_attr.private_cache import PrivateCache
+
+if TYPE_CHECKING:
+    from slurm_attr.model import Workload
 
 ROLES = ("cause", "symptom", "context")
 ORIGINS = ("node", "app", "controller")
@@ -115,6 +119,14 @@ class Ruleset:
 
     def for_origin(self, origin: str) -> list[Pattern]:
         return [p for p in self.patterns if origin in p.origins]
+
+    def evidence_window(self, workload: Workload) -> tuple[datetime, datetime]:
+        """(first, last) moments an event of the attempt counts (policy `window`): before
+        `first` it is dropped, from there to the job's start it is context, from the start to
+        `last` evidence, and past `last` dropped."""
+        window = self.policy["window"]
+        return (workload.start - timedelta(seconds=float(window["context_before_s"])),
+                workload.end + timedelta(seconds=float(window["margin_after_s"])))
 
 
 def builtin_dir() -> Path:
@@ -557,17 +569,17 @@ def _check_hung_after_done(policy: dict[str, Any], path: Path) -> None:
         return
     keys = {"states", "kinds", "max_lines_after", "min_gap_s", "priority", "sub_domain", "code", "summary"}
     ok = (isinstance(spec, dict) and keys <= set(spec) and _names(spec["states"]) and _names(spec["kinds"])
-          and isinstance(spec["max_lines_after"], int) and not isinstance(spec["max_lines_after"], bool)
-          and spec["max_lines_after"] >= 0 and _count(spec["min_gap_s"]) and _percent(spec["priority"])
-          and spec["sub_domain"] in SUB_DOMAINS and isinstance(spec["summary"], str)
-          and isinstance(spec["code"], str))
+          and _count(spec["max_lines_after"], least=0) and _count(spec["min_gap_s"])
+          and _percent(spec["priority"]) and spec["sub_domain"] in SUB_DOMAINS
+          and isinstance(spec["summary"], str) and isinstance(spec["code"], str))
     _require(ok, _locate(path, "hung_after_done:"),
              "hung_after_done needs states and kinds (lists of names), max_lines_after (0 or more), "
              "min_gap_s (seconds from 1), priority (0-100), a known sub_domain, code and summary")
 
 
-def _count(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+def _count(value: Any, least: int = 1) -> bool:
+    """A whole number (not a boolean) of at least `least`."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= least
 
 
 XID_VENDOR_COLUMNS = ("xid", "mnemonic", "description", "immediate", "investigatory")

@@ -27,8 +27,9 @@ class ReadLimits:
     max_attempt_bytes: int = 16 << 30  # all files of one attempt together
     max_inflate_ratio: int = 200  # decompressed / compressed, judged past inflate_ratio_floor
     inflate_ratio_floor: int = 64 << 20
-    # Events kept per rule and node; matching lines past it only add to the count of a kept
-    # event like them, so a log of millions of identical warnings costs counts, not memory.
+    # Events kept per rule and node; past it a matching line adds to the count of the kept
+    # event of its burst (or is kept while the rule has room for new kinds), so a log of
+    # millions of identical warnings costs counts, not memory.
     max_events_per_rule: int = 5000
 
 

@@ -78,11 +78,9 @@ class Engine:
         self.trace = Trace()
         self.slack = _seconds(self.policy, "window", "cause_slack_s")
         self.early_faults: list[Event] = []
-        self.output_files = 0  # files of job output that held anything (set by run)
 
     # ------------------------------------------------------------------ entry point
     def run(self, obs: Observations) -> tuple[list[Event], Verdict]:
-        self.output_files = len({f for c in obs.coverage if c.collector == "job_output" for f in c.written})
         events = list(obs.events) + self.scheduler_events()
         events.sort(key=Event.sort_key)
         for i, event in enumerate(events):
@@ -111,7 +109,7 @@ class Engine:
         for event in events:
             event.role = "interesting" if id(event) in live_ids else "context"
         self.hung_on_failures(live)
-        self.hung_after_done(live)
+        self.hung_after_done(live, obs)
         self.absent_from_timeouts(absent)
         self.companion_events(live)
         self.aftermath(live)
@@ -200,9 +198,8 @@ class Engine:
 
     # ------------------------------------------------------------------ filter stage
     def window_filter(self, events: list[Event]) -> list[Event]:
-        start, end = self.workload.start, self.workload.end
-        before = start - _seconds(self.policy, "window", "context_before_s")
-        after = end + _seconds(self.policy, "window", "margin_after_s")
+        start = self.workload.start
+        before, after = self.ruleset.evidence_window(self.workload)
         kept, early, dropped = [], [], []
         for event in events:
             if event.time is None:
@@ -305,11 +302,14 @@ class Engine:
         self.trace.add("correlate", "hung_on", f"{len(changed)} failures the job hung on until "
                        f"it ended {self.workload.state}", changed)
 
-    def hung_after_done(self, live: list[Event]) -> None:
+    def hung_after_done(self, live: list[Event], obs: Observations) -> None:
         """A job whose output ends saying its work was done, and that then ran into its time
         limit long after, hung on its way out (policy `hung_after_done`)."""
         spec = self.policy.get("hung_after_done")
-        if not spec or self.workload.state not in spec["states"] or self.output_files != 1:
+        if not spec or self.workload.state not in spec["states"]:
+            return
+        written = {f for c in obs.coverage if c.collector == "job_output" for f in c.written}
+        if len(written) != 1:
             return  # with several output files, another (stderr, say) may hold later output
         done = [e for e in live if e.kind in spec["kinds"] and e.time is not None
                 and int(e.fields.get("lines_after", "-1")) in range(int(spec["max_lines_after"]) + 1)]

@@ -127,18 +127,14 @@ class Extractor:
         self.bursts: dict[tuple, Event] = {}
         self.by_text: dict[tuple, Event] = {}
         self.burst_window = timedelta(seconds=float(ruleset.policy["bursts"]["window_s"]))
-        window = ruleset.policy["window"]
-        before = timedelta(seconds=float(window["context_before_s"]))
-        after = timedelta(seconds=float(window["margin_after_s"])) + timedelta.resolution
-        self.bands = (workload.start - before, workload.start, workload.end + after)
+        first, last = ruleset.evidence_window(workload)
+        self.bands = (first, workload.start, last + timedelta.resolution)
         self.prefilters = {o: _Prefilter(ruleset.for_origin(o))
                            for o in ("node", "app", "controller")}
         self.layout = rank_layout(workload)
         self.generic_depth = max((p.context_before for p in ruleset.patterns if p.generic), default=0)
         self.by_id = {p.id: p for p in ruleset.patterns}
-        window = ruleset.policy["window"]
-        self.window = (workload.start - timedelta(seconds=window["context_before_s"]) - _WINDOW_SLACK,
-                       workload.end + timedelta(seconds=window["margin_after_s"]) + _WINDOW_SLACK)
+        self.window = (first - _WINDOW_SLACK, last + _WINDOW_SLACK)
 
     # -------------------------------------------------------------- file level
     def scan(self, path: Path, scan: FileScan, obs: Observations) -> None:

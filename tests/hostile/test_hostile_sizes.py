@@ -154,12 +154,14 @@ def test_past_the_cap_a_line_of_a_new_kind_is_still_kept(tmp_path):
 
 
 def test_past_the_cap_a_line_during_the_job_is_not_folded_into_one_before_it(tmp_path):
-    early = b"".join(b"Nov 20 09:10:%02d gpu-01 kernel: NVRM: Xid (PCI:0000:18:00): 13, pid=1, Graphics Exception\n"
-                     % i for i in range(10))
-    during = b"Nov 20 10:30:00 gpu-01 kernel: NVRM: Xid (PCI:0000:18:00): 13, pid=1, Graphics Exception\n"
+    # The last line before the start and the first after it are seconds apart, within one burst
+    # window: only the job's start separates context from evidence.
+    early = b"".join(b"Nov 20 09:59:%02d gpu-01 kernel: NVRM: Xid (PCI:0000:18:00): 13, pid=1, Graphics Exception\n"
+                     % i for i in range(50, 60))
+    during = b"Nov 20 10:00:30 gpu-01 kernel: NVRM: Xid (PCI:0000:18:00): 13, pid=1, Graphics Exception\n"
     bundle = write_bundle(tmp_path / "bundle", {"nodes/gpu-01/syslog": early + during + XID})
     capped = analyze_bundle(bundle, limits=ReadLimits(max_events_per_rule=3))
     assert (capped["sub_domain"], capped["verdict"]) == (analyze_bundle(bundle)["sub_domain"],
                                                          analyze_bundle(bundle)["verdict"])
     times = [e["time"] for e in capped["symptoms"] + [capped["root_cause"] or {}] if e.get("code") == "XID 13"]
-    assert any(t and t.startswith("2026-11-20T10:30") for t in times), times
+    assert any(t and t.startswith("2026-11-20T10:00:30") for t in times), times
