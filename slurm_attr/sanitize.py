@@ -15,6 +15,16 @@ _CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u202
                       "\u202a-\u202e\u2066-\u2069]")
 
 
+# Colour and cursor sequences (CSI, OSC) that coloured loggers and progress bars write: the text
+# between them is the message.
+_TERMINAL_SEQUENCE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]{0,512}(?:\x07|\x1b\\)?")
+
+
+def strip_terminal_sequences(text: str) -> str:
+    """The text a terminal would show, without the escape sequences that colour or move it."""
+    return _TERMINAL_SEQUENCE.sub("", text) if "\x1b" in text else text
+
+
 def clean(text: str) -> str:
     """Printable text for a terminal, a page or a log: every control character and bidi override
     becomes U+FFFD (a trailing line break is dropped). Used for every string that leaves us."""

@@ -415,3 +415,21 @@ def test_prefix_host_reads_a_launchers_host_tag_through_other_layers():
     assert prefix_host("[rank3]: RuntimeError: boom") is None
     assert prefix_host("[E ProcessGroupNCCL.cpp:737] [Rank 1] Watchdog") is None
     assert strip_rank("[gpu187:2]:Traceback (most recent call last):")[0] == "Traceback (most recent call last):"
+
+
+def test_pdsh_lightning_and_hydra_prefixes_are_layers():
+    from slurm_attr.decode.base import prefix_host, strip_rank
+    # DeepSpeed's pdsh launcher: `host: ` then torchrun's rank
+    assert strip_rank("worker-1: [rank13]: Traceback (most recent call last):") \
+        == ("Traceback (most recent call last):", "13")
+    assert prefix_host("worker-1: [rank13]: OSError: x") == "worker-1"
+    assert prefix_host("[proxy:0:1@nid001234] HYDU_sock_write: write error") == "nid001234"
+    assert strip_rank("[rank: 3] RuntimeError: boom") == ("RuntimeError: boom", "3")
+    # a progress bar the message was written after, and the carriage returns between its frames
+    assert strip_rank("\rMap:  10%|█         | 1/10 [00:01<00:09,  1.00it/s]\rMap:  20%|██        | 2/10 "
+                      "[00:02<00:08,  1.00it/s][E ProcessGroupNCCL.cpp:475] [Rank 2] Watchdog x") \
+        == ("Watchdog x", "2")
+    assert strip_rank("3: 100%|██████████| 10/10 [00:10<00:00] OSError: x") == ("OSError: x", "3")
+    # exception names and prose are not hosts: upper case, or no digit
+    for line in ("ValueError: x", "S3UploadFailedError: x", "error: gpu-02 is down", "note: x"):
+        assert prefix_host(line) is None and strip_rank(line)[0] == line, line

@@ -483,6 +483,16 @@ def test_a_launchers_host_prefix_places_the_line_on_that_host(make_bundle):
     assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("gpu_oom", ["gpu-02"])
 
 
+def test_terminal_colours_do_not_hide_a_line_or_its_host(make_bundle):
+    line = "\x1b[31mgpu-02:1234:1290 [3] NCCL WARN NET/IB : Got async event : port error\x1b[0m\n"
+    d = analyze_bundle(make_bundle({"app/out.log": line}))
+    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("network", ["gpu-02"])
+    # the evidence shows the text a terminal would, not escapes turned into replacement marks
+    shown = json.dumps(d, ensure_ascii=False)
+    assert "gpu-02:1234:1290 [3] NCCL WARN" in shown and "\ufffd[31m" not in shown
+
+
+
 def test_node_side_job_setup_failures_are_the_nodes(make_bundle):
     for out in ("slurmstepd: error: container_p_join: open failed /scratch/4242/.active: No such file or "
                 "directory\nslurmstepd: error: container_g_join failed: 4242\n",
@@ -1300,6 +1310,23 @@ def test_a_rank_that_printed_no_timeout_on_one_node_had_not_entered_the_collecti
     late = analyze_bundle(make_bundle({"app/out.log": out.replace("SeqNum=1,", "SeqNum=469508,")}, nodes="gpu-01"))
     assert late["sub_domain"] == "unknown"
 
+
+def test_timeouts_written_after_a_progress_bar_keep_their_ranks(make_bundle):
+    # Older PyTorch's bare `[Rank N]` lines, two of them glued to the bar rank 0 was still drawing.
+    bar = "\rRunning tokenizer on dataset:   9%|███▊      | 280000/2969526 [29:55<4:48:08, 155.57 examples/s]"
+    old = [_watchdog(r).split("]:", 1)[1].replace("[E1120 10:21:12.512786305 ", "[E ") for r in (1, 2, 3)]
+    out = bar + old[1] + old[0] + bar + old[2]
+    d = analyze_bundle(make_bundle({"app/out.log": out}, nodes="gpu-01"))
+    assert d["sub_domain"] == "application"
+    assert "Rank 0 never reported a timeout" in d["verdict"]
+
+
+def test_tensorflows_cuda_initialisation_status_is_decoded(make_bundle):
+    out = ("tensorflow.python.framework.errors_impl.InternalError: CUDA runtime implicit initialization "
+           "on GPU:0 failed. Status: all CUDA-capable devices are busy or unavailable\n")
+    d = analyze_bundle(make_bundle({"app/gpu-01/worker.log": out}))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("host", "GPU held by another process")
+    assert d["root_cause"]["nodes"] == ["gpu-01"]
 
 def test_a_gpu_the_driver_could_not_probe_is_a_gpu_fault_of_that_node(make_bundle):
     dmesg = ("[    5.100000] NVRM: The NVIDIA GPU 000a:00:00.0 (PCI ID: 10de:2330) installed in this system\n"

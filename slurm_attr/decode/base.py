@@ -117,17 +117,22 @@ def classify_from_table(table: list[dict[str, Any]], fields: dict[str, str], *,
 
 RANK_PREFIX = re.compile(r"^(?:\[rank(?P<a>\d+)\]:|\[default(?P<b>\d+)\]:|(?P<c>\d{1,5}):(?!\d)) ?")
 # The layers launchers and log collectors put in front of a job's own text, outermost first, in any
-# order: `srun --label` (`80: `), torchrun (`[rank80]:`, `[default3]:`), mpirun --tag-output
-# (`[1,12]<stdout>:`), a collector's timestamp, and bracketed tags (`[E ProcessGroupNCCL.cpp:916]`,
+# order: `srun --label` (`80: `), torchrun (`[rank80]:`, `[default3]:`), Lightning (`[rank: 80]`),
+# mpirun --tag-output (`[1,12]<stdout>:`), pdsh and DeepSpeed's launcher (`gpu-02: `), a
+# collector's timestamp, a progress bar, and bracketed tags (`[E ProcessGroupNCCL.cpp:916]`,
 # `[177/train/578 (pid 28936)]`).
 _RANK_LAYER = re.compile(
-    r"(?:\[rank(?P<a>\d+)\]:|\[default(?P<b>\d+)\]:|(?P<c>\d{1,5}):(?!\d)|"
+    r"(?:\[rank(?::\s?)?(?P<a>\d+)\]:?|\[default(?P<b>\d+)\]:|(?P<c>\d{1,5}):(?!\d)|"
     r"\[\d+,(?P<d>\d+)\]<(?:stdout|stderr)>:|\[Rank (?P<e>\d+)\]:?)[ \t]?")
 _STAMP_LAYER = re.compile(
     r"(?:\[?\d{4}-\d{2}-\d{2}[T _]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?:?"
     r"|\[?\d{2}/\d{2}/\d{4},? \d{2}:\d{2}:\d{2}(?:[.,]\d+)?\]?:?"
     r"|\[\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\]:?)(?:\s+|$)")
 _TAG_LAYER = re.compile(r"\[[^\[\]]{1,120}\]:?(?:\s+|(?=\[)|$)")
+# A tqdm progress bar the next message was written straight after (`Map:  9%|███▊ | 280/2969
+# [29:55<4:48:08, 155.57 examples/s][E ProcessGroupNCCL.cpp:475] ...`): bars end without a newline.
+_PROGRESS_LAYER = re.compile(
+    r"[^\n|]{0,200}?\d{1,3}%\|[^|\n]{0,300}\|[^\[\n]{0,80}\[[^\]\n]{0,80}\]\s*")
 _MAX_LAYERS = 8
 
 
@@ -148,6 +153,8 @@ def strip_rank(line: str) -> tuple[str, str | None]:
     `[rank13]:[E...] [Rank 1]` gives 13, the `[Rank 1]` being the rank inside a process group).
     torchrun's `[defaultN]:` is the worker's local rank on its node, so it names no rank."""
     rank, weight = None, 0
+    if "\r" in line:  # a terminal shows what follows the last carriage return (progress bars)
+        line = line[line.rfind("\r") + 1:] or line
     for _ in range(_MAX_LAYERS):
         m = _RANK_LAYER.match(line)
         if m:
@@ -158,7 +165,8 @@ def strip_rank(line: str) -> tuple[str, str | None]:
                     rank, weight = m[group], w
             line = line[m.end():]
             continue
-        m = _STAMP_LAYER.match(line) or _HOST_LAYER.match(line) or _TAG_LAYER.match(line)
+        m = (_STAMP_LAYER.match(line) or _HOST_LAYER.match(line) or _TAG_LAYER.match(line)
+             or _PDSH_LAYER.match(line) or _PROGRESS_LAYER.match(line))
         if not m or m.end() == 0:
             break
         line = line[m.end():].lstrip(" \t")
@@ -169,12 +177,19 @@ def strip_rank(line: str) -> tuple[str, str | None]:
 # accelerate/torchrun log prefixes write it): the line was printed on that host.
 # `[host:N]:` (launchers), and MVAPICH2's `[host:mpi_rank_N][function]` before its messages.
 _HOST_LAYER = re.compile(r"\[(?P<host>[A-Za-z][\w-]*(?:\.[\w-]+)*):(?:mpi_rank_)?\d{1,6}\](?::|(?=\[))")
+# pdsh and DeepSpeed's launcher put `host: ` in front of each line. Host names are lower case and
+# hold a digit, which keeps exception names (`ValueError: `) and prose out; a word that is no node
+# of the job names no host (the caller checks).
+_PDSH_LAYER = re.compile(r"(?P<host>[a-z][a-z0-9_-]*\d[a-z0-9_-]*(?:\.[a-z0-9_-]+)*): ")
+# MPICH's Hydra proxy (`[proxy:0:1@gpu-02] ...`) names the host it runs on.
+_PROXY_LAYER = re.compile(r"\[proxy:[\d:]+@(?P<host>[\w.-]+)\]")
 
 
 def prefix_host(line: str) -> str | None:
-    """The host a launcher's `[host:N]:` prefix layer names, looking through the layers in front."""
+    """The host a launcher's prefix layer names (`[host:N]:`, `[proxy:0:1@host]`, pdsh's `host: `),
+    looking through the layers in front."""
     for _ in range(_MAX_LAYERS):
-        m = _HOST_LAYER.match(line)
+        m = _HOST_LAYER.match(line) or _PROXY_LAYER.match(line) or _PDSH_LAYER.match(line)
         if m:
             return m["host"]
         m = _RANK_LAYER.match(line) or _STAMP_LAYER.match(line) or _TAG_LAYER.match(line)

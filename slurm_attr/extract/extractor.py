@@ -37,7 +37,7 @@ from slurm_attr.extract.layout import rank_layout
 from slurm_attr.extract.timestamps import Clock, Stamp
 from slurm_attr.model import Coverage, Event, Observations, SourceRef, Workload
 from slurm_attr.ruleset import Pattern, Ruleset
-from slurm_attr.sanitize import clean
+from slurm_attr.sanitize import clean, strip_terminal_sequences
 
 _LOOKBACK_BYTES = 64 << 10  # earlier text kept for multi-line messages across block boundaries
 # System logs are read from a little before the attempt's window to a little after it: a big
@@ -221,7 +221,7 @@ class Extractor:
         text, replaced = text_of(raw)
         if replaced:
             scan.problems.append("bytes that are not UTF-8 were replaced")
-        text = text.rstrip("\r")
+        text = strip_terminal_sequences(text.rstrip("\r"))
         body, rank = strip_rank(text) if scan.origin == "app" else (text, None)
         found = self._match(body, prefilter.patterns)
         if found is None and body != text:

@@ -1,9 +1,14 @@
 """Timestamps in every style real cluster logs use, placed on one timeline.
 
-Formats: RFC 3164 syslog (no year: inferred from the job window), RFC 5424 / ISO 8601 with or without
-an offset, `dmesg -T`, raw `dmesg` seconds since boot (placed by a boot time when one is known),
-glog-style PyTorch prefixes (`E1206 18:44:12.715`), Python logging (`2024-05-01 12:00:00,123`),
-slurmctld (`[2024-05-01T12:00:00.123]`) and Fabric Manager (`[Jul 23 2024 07:53:55]`).
+Formats:
+- RFC 3164 syslog (no year: inferred from the job window), RFC 5424 / ISO 8601 with or without an
+  offset, Go's `2024/05/01 12:00:00`, `journalctl -o short-unix` (seconds since the epoch);
+- `dmesg -T`, raw `dmesg` seconds since boot (placed by a boot time when one is known), either one
+  behind `dmesg -x`'s facility and level;
+- glog-style PyTorch prefixes (`E1206 18:44:12.715`), Python logging (`2024-05-01 12:00:00,123`),
+  slurmctld (`[2024-05-01T12:00:00.123]`), Fabric Manager (`[Jul 23 2024 07:53:55]`);
+- JSON lines: journalctl's `__REALTIME_TIMESTAMP`, or the `@timestamp`/`timestamp`/`time`/`ts`
+  field log shippers write, in ISO or epoch form.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ MONTHS = {m: i for i, m in enumerate(
     ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"], 1)}
 
 _ISO = re.compile(
-    r"(?P<y>\d{4})-(?P<mo>\d\d)-(?P<d>\d\d)[T ](?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d)"
+    r"(?P<y>\d{4})(?P<sep>[-/])(?P<mo>\d\d)(?P=sep)(?P<d>\d\d)[T ](?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d)"
     r"(?:[.,](?P<frac>\d{1,9}))?(?P<tz>Z|[+-]\d\d:?\d\d)?"
 )
 _RFC3164 = re.compile(
@@ -34,6 +39,18 @@ _FM = re.compile(
 _GLOG = re.compile(
     r"\[?[IWEF](?P<mo>\d\d)(?P<d>\d\d) (?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d)(?:\.(?P<frac>\d{1,9}))?"
 )
+_DMESG_LEVEL = re.compile(
+    r"^(?:kern|user|mail|daemon|auth|syslog|lpr|news|uucp|cron|authpriv|ftp|local[0-7]) *:"
+    r"(?:emerg|alert|crit|err|warn|notice|info|debug) *: ?"
+)
+_EPOCH = re.compile(r"^(?P<sec>\d{10})(?:\.(?P<frac>\d{1,9}))?\s")
+_JSON_TIME = re.compile(
+    r'"(?:__REALTIME_TIMESTAMP|@timestamp|timestamp|time|ts)"\s*:\s*"?(?P<value>[0-9][0-9T:.,+Z -]{8,34})'
+)
+# An epoch time this far from the job is some other number, not a time.
+_EPOCH_SLACK = timedelta(days=800)
+# How far into a JSON line its time field may be (journalctl puts a long cursor first).
+_JSON_HEAD = 1024
 _MONO = re.compile(r"^\[\s*(?P<mono>\d{1,10}\.\d{3,9})\]")
 _MONO_INSIDE = re.compile(r"kernel: \[\s*(?P<mono>\d{1,10}\.\d{3,9})\]")
 # How far into a line a timestamp may start (after a rank prefix or a syslog priority).
@@ -100,7 +117,15 @@ class Clock:
         return best
 
     def parse(self, line: str) -> Stamp:
+        if line.startswith("{"):
+            return self._json(line[:_JSON_HEAD])
         head = line[: _HEAD + 40]
+        level = _DMESG_LEVEL.match(head)
+        if level:
+            head = line[level.end(): level.end() + _HEAD + 40]
+        epoch = _EPOCH.match(head)
+        if epoch:
+            return self._epoch(epoch["sec"], epoch["frac"])
         mono_m = _MONO.match(head)
         if mono_m:
             mono = float(mono_m.group("mono"))
@@ -121,6 +146,25 @@ class Clock:
         if m and m.start() <= _HEAD:
             return self._glog(m)
         return Stamp(None, "none")
+
+    def _epoch(self, seconds: str, frac: str | None) -> Stamp:
+        when = datetime.fromtimestamp(int(seconds), tz=UTC) + timedelta(microseconds=_frac(frac))
+        if abs(when - self.anchor) > _EPOCH_SLACK:
+            return Stamp(None, "none")
+        return Stamp(when, "exact")
+
+    def _json(self, head: str) -> Stamp:
+        m = _JSON_TIME.search(head)
+        if not m:
+            return Stamp(None, "none")
+        value = m["value"].strip()
+        if value.isdigit() and 10 <= len(value) <= 19:  # epoch in s, ms, us or ns
+            return self._epoch(value[:10], value[10:16] or None)
+        epoch = _EPOCH.match(value + " ")
+        if epoch:
+            return self._epoch(epoch["sec"], epoch["frac"])
+        iso = _ISO.match(value)
+        return self._iso(iso) if iso else Stamp(None, "none")
 
     def _calendar(self, m: re.Match) -> Stamp:
         try:
