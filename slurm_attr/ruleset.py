@@ -484,6 +484,7 @@ def _check_policy(policy: dict[str, Any], path: Path) -> None:
     _check_collectives(policy, path)
     _check_hung_on(policy, path)
     _check_absent_from_timeouts(policy, path)
+    _check_across_hosts(policy, path)
     _check_hung_after_done(policy, path)
     _check_leads(policy, path)
 
@@ -561,6 +562,16 @@ def _check_absent_from_timeouts(policy: dict[str, Any], path: Path) -> None:
     _require(ok, _locate(path, "absent_from_timeouts:"),
              "absent_from_timeouts needs kinds (a list of names), max_nodes, max_seq and "
              "min_reporting (whole numbers from 1), a known sub_domain and note")
+
+
+def _check_across_hosts(policy: dict[str, Any], path: Path) -> None:
+    for i, spec in enumerate(policy.get("across_hosts") or []):
+        ok = (isinstance(spec, dict) and {"codes", "min_nodes", "sub_domain", "note", "action"} <= set(spec)
+              and _names(spec["codes"]) and _count(spec["min_nodes"]) and spec["sub_domain"] in SUB_DOMAINS
+              and isinstance(spec["note"], str) and isinstance(spec["action"], str))
+        _require(ok, _locate(path, "across_hosts:"),
+                 f"across_hosts: entry {i + 1} needs codes (a list of event codes), min_nodes (a whole "
+                 "number from 1), a known sub_domain, note and action")
 
 
 def _check_hung_after_done(policy: dict[str, Any], path: Path) -> None:

@@ -161,6 +161,9 @@ def test_every_prefix_layer_is_stripped_and_the_innermost_rank_kept():
     assert strip_rank("[default5]:[rank13]: OSError: x") == ("OSError: x", "13")
     assert strip_rank("[default5]: OSError: x") == ("OSError: x", None)
     assert strip_rank("3: [default0]: OSError: x") == ("OSError: x", "3")
+    # srun pads its label to the widest task id of the step
+    assert strip_rank(" 3: OSError: x") == ("OSError: x", "3")
+    assert strip_rank("   12:30:45 not a rank") == ("   12:30:45 not a rank", None)
 
 
 def test_render_never_shows_a_placeholder():

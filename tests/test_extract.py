@@ -576,6 +576,10 @@ def test_srun_task_lines_name_the_host_of_labelled_ranks(make_bundle):
            "0: slurmstepd: error: *** STEP 4242.1 ON gpu-01 CANCELLED AT 2026-11-20T10:30:00 ***\n")
     d = analyze_bundle(make_bundle({"app/out.log": out}, state="OUT_OF_MEMORY", exit_code="0:125"))
     assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("host_oom", ["gpu-02"])
+    # In a step of ten tasks or more srun pads the label to the widest id (` 9: `).
+    ecc = " 9: RuntimeError: CUDA error: uncorrectable ECC error encountered\n"
+    d = analyze_bundle(make_bundle({"app/out.log": ecc}, gpus_per_node=8))
+    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("gpu_memory", ["gpu-02"])
     # A framework's global rank is not srun's task when srun started one launcher per node.
     out = ("[rank1]: torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
            "srun: error: gpu-02: task 1: Exited with exit code 1\n")
@@ -1309,6 +1313,24 @@ def test_a_rank_that_printed_no_timeout_on_one_node_had_not_entered_the_collecti
     # deep into a run, ranks aborting together lose lines: an absence there proves little
     late = analyze_bundle(make_bundle({"app/out.log": out.replace("SeqNum=1,", "SeqNum=469508,")}, nodes="gpu-01"))
     assert late["sub_domain"] == "unknown"
+
+
+def test_ncclsystemerror_across_hosts_points_at_their_connection(make_bundle):
+    err = ("RuntimeError: NCCL error in: /pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:518, unhandled system "
+           "error, NCCL version 2.4.8\n")
+    d = analyze_bundle(make_bundle({"app/out.log": err}, nodes="gpu-[01-02]"))
+    assert (d["sub_domain"], d["evidence_status"]) == ("network", "hypothesis")
+    assert "In a job across 2 nodes" in d["verdict"] and "/dev/shm" in d["verdict"]
+    assert "NCCL_SOCKET_IFNAME" in d["root_cause"]["action"]
+    # on one node no network is crossed: shared memory or memory locking failed, which no line names
+    assert analyze_bundle(make_bundle({"app/out.log": err}, nodes="gpu-01"))["sub_domain"] == "unknown"
+    # a cause that explains the failed call still wins across hosts
+    for shm in ("gpu-01:4242:4300 [0] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space "
+                "left on device\n",
+                "gpu-01:4242:4300 [0] misc/shmutils.cc:70 NCCL WARN Error: failed to extend "
+                "/dev/shm/nccl-03v824 to 9637892 bytes\n"):
+        d = analyze_bundle(make_bundle({"app/out.log": shm + err}, nodes="gpu-[01-02]"))
+        assert (d["sub_domain"], d["root_cause"]["code"]) == ("host", "NCCL shared memory")
 
 
 def test_timeouts_written_after_a_progress_bar_keep_their_ranks(make_bundle):

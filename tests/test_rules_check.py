@@ -377,6 +377,11 @@ def test_an_absence_rule_with_a_bad_count_is_named(rules_copy):
     assert "absent_from_timeouts needs kinds" in _only_line(_check(rules_copy))
 
 
+def test_an_across_hosts_rule_without_its_action_is_named(rules_copy):
+    _edit(rules_copy / "policy.yaml", "    action: Rerun with NCCL_DEBUG=INFO", "    next: Rerun with NCCL_DEBUG=INFO")
+    assert "across_hosts: entry 1 needs codes" in _only_line(_check(rules_copy))
+
+
 def test_a_hang_after_done_rule_without_its_gap_is_named(rules_copy):
     _edit(rules_copy / "policy.yaml", "  min_gap_s: 300\n", "  min_gap_s: soon\n")
     assert "hung_after_done needs states and kinds" in _only_line(_check(rules_copy))

@@ -115,14 +115,14 @@ def classify_from_table(table: list[dict[str, Any]], fields: dict[str, str], *,
     return None
 
 
-RANK_PREFIX = re.compile(r"^(?:\[rank(?P<a>\d+)\]:|\[default(?P<b>\d+)\]:|(?P<c>\d{1,5}):(?!\d)) ?")
+RANK_PREFIX = re.compile(r"^(?:\[rank(?P<a>\d+)\]:|\[default(?P<b>\d+)\]:| {0,4}(?P<c>\d{1,5}):(?!\d)) ?")
 # The layers launchers and log collectors put in front of a job's own text, outermost first, in any
-# order: `srun --label` (`80: `), torchrun (`[rank80]:`, `[default3]:`), Lightning (`[rank: 80]`),
-# mpirun --tag-output (`[1,12]<stdout>:`), pdsh and DeepSpeed's launcher (`gpu-02: `), a
-# collector's timestamp, a progress bar, and bracketed tags (`[E ProcessGroupNCCL.cpp:916]`,
-# `[177/train/578 (pid 28936)]`).
+# order: `srun --label` (`80: `, padded to the widest task id: ` 3: `), torchrun (`[rank80]:`,
+# `[default3]:`), Lightning (`[rank: 80]`), mpirun --tag-output (`[1,12]<stdout>:`), pdsh and
+# DeepSpeed's launcher (`gpu-02: `), a collector's timestamp, a progress bar, and bracketed tags
+# (`[E ProcessGroupNCCL.cpp:916]`, `[177/train/578 (pid 28936)]`).
 _RANK_LAYER = re.compile(
-    r"(?:\[rank(?::\s?)?(?P<a>\d+)\]:?|\[default(?P<b>\d+)\]:|(?P<c>\d{1,5}):(?!\d)|"
+    r"(?:\[rank(?::\s?)?(?P<a>\d+)\]:?|\[default(?P<b>\d+)\]:| {0,4}(?P<c>\d{1,5}):(?!\d)|"
     r"\[\d+,(?P<d>\d+)\]<(?:stdout|stderr)>:|\[Rank (?P<e>\d+)\]:?)[ \t]?")
 _STAMP_LAYER = re.compile(
     r"(?:\[?\d{4}-\d{2}-\d{2}[T _]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?:?"
@@ -136,7 +136,7 @@ _PROGRESS_LAYER = re.compile(
 _MAX_LAYERS = 8
 
 
-_SRUN_LABEL = re.compile(r"(\d{1,5}):(?!\d)")
+_SRUN_LABEL = re.compile(r" {0,4}(\d{1,5}):(?!\d)")
 
 
 def srun_label(line: str) -> str | None:

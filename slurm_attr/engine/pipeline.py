@@ -111,6 +111,7 @@ class Engine:
         self.hung_on_failures(live)
         self.hung_after_done(live, obs)
         self.absent_from_timeouts(absent)
+        self.across_hosts(live)
         self.companion_events(live)
         self.aftermath(live)
         self.downstream_causes(live)
@@ -361,6 +362,24 @@ class Engine:
         named = f"Rank {listed}" if len(missing) == 1 else f"Ranks {listed}"
         first.summary = f"{first.summary} {render(spec['note'], {'missing': named})}"
         self.trace.add("correlate", "absent_from_timeouts", f"{named} printed no timeout", [first])
+
+    def across_hosts(self, live: list[Event]) -> None:
+        """Symptoms that point somewhere only in a job on several hosts (policy `across_hosts`)
+        take that sub_domain, with a note saying what else they may be."""
+        hosts = len(self.workload.nodes)
+        changed = []
+        for spec in self.policy.get("across_hosts") or []:
+            if hosts < int(spec["min_nodes"]):
+                continue
+            for event in live:
+                if event.code in spec["codes"] and event.base_role == "symptom" and not event.sub_domain:
+                    event.sub_domain = spec["sub_domain"]
+                    event.summary = f"{event.summary} {render(spec['note'], {'nodes': str(hosts)})}"
+                    event.action = spec["action"]
+                    changed.append(event)
+        if changed:
+            self.trace.add("correlate", "across_hosts",
+                           f"{len(changed)} symptoms read as the connection between the job's hosts", changed)
 
     def companion_events(self, live: list[Event]) -> None:
         changed = []
