@@ -883,12 +883,25 @@ def test_slurms_own_memory_limit_kill_is_host_oom_on_the_stepd_host(make_bundle)
     "nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown.",
     "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the "
     "latest NVIDIA driver is installed and running.",
-    "Failed to initialize NVML: Driver/library version mismatch",
 ])
 def test_a_node_whose_nvidia_driver_does_not_answer_is_the_gpu_side(make_bundle, line):
     d = analyze_bundle(make_bundle({"app/out.log": line + "\n"}, nodes="gpu-01"))
     assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == (
         "gpu", "NVIDIA driver unreachable", ["gpu-01"])
+
+
+def test_a_driver_upgraded_without_a_reboot_is_the_nodes_software(make_bundle):
+    d = analyze_bundle(make_bundle({"app/out.log": "Failed to initialize NVML: Driver/library version mismatch\n"},
+                                   nodes="gpu-01"))
+    assert (d["sub_domain"], d["outcome"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == (
+        "host", "infrastructure", "NVIDIA driver version mismatch", ["gpu-01"])
+    # the kernel's side, as rsyslog writes the driver's three-line message on one line
+    kernel = ("Nov 20 10:30:00 gpu-02 kernel: NVRM: API mismatch: the client has the version 535.54.03, but#012NVRM: "
+              "this kernel module has the version 530.30.02.  Please#012NVRM: make sure that this kernel module "
+              "and all NVIDIA driver#012NVRM: components have the same version.\n")
+    d = analyze_bundle(make_bundle({"nodes/gpu-02/syslog": kernel}))
+    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("host", ["gpu-02"])
+    assert "libraries (535.54.03) and its loaded kernel module (530.30.02) differ on gpu-02" in d["verdict"]
 
 
 def test_cuda_not_ready_in_pytorchs_device_count_warning_is_the_fabric_manager(make_bundle):

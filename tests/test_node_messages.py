@@ -1,0 +1,83 @@
+"""The kernel's own messages for network, storage, memory and CPU faults, one per line as the kernel
+prints them (the message formats of the drivers and subsystems), each in a node's syslog during a job
+whose output only says that a collective was aborted: the line alone must name the fault and the node."""
+
+from __future__ import annotations
+
+import pytest
+
+from slurm_attr.analyze import analyze_bundle
+
+ABORTED = "RuntimeError: NCCL communicator was aborted on rank 3.\n"
+
+# (sub_domain, code, kernel message lines)
+MESSAGES = [
+    ("network", "NIC link down", ["mlx5_core 0000:08:00.7 ens9f0v5: Link down"]),
+    ("network", "NIC link down", ["mlx5_core 0000:5e:00.0: Link is Down"]),
+    ("network", "NIC cable", ["mlx5_core 0000:3b:00.0: Port module event[error]: module 0, Cable error, High Temperature"]),
+    ("network", "HCA failure", ["mlx5_core 0000:08:01.0: wait_func:1203:(pid 435): ENABLE_HCA(0x104) timeout. Will "
+                                "cause a leak of a command resource"]),
+    ("network", "HCA failure", ["mlx5_core 0000:3b:00.0: device's health compromised - reached miss count"]),
+    ("network", "NIC TX timeout", ["NETDEV WATCHDOG: ib0.beef (): transmit queue 26 timed out"]),
+    ("network", "NIC TX timeout", ["ib1: transmit timeout: latency 1120 msecs"]),
+    ("network", "IB retry exceeded", ["infiniband mlx5_0: mlx5_handle_error_cqe:332:(pid 0): WC error: 12, Message: "
+                                      "transport retry counter exceeded"]),
+    ("storage", "NFS timeout", ["nfs: server 10.4.0.16 not responding, still trying"]),
+    ("storage", "Lustre", ["LustreError: 11-0: lustre1-MDT0000-mdc-ffff8a7c4f4c1000: operation obd_ping to node "
+                           "10.1.1.1@o2ib failed: rc = -107"]),
+    ("storage", "Lustre", ["LNet: 1234:0:(o2iblnd_cb.c:3416:kiblnd_check_conns()) Timed out tx for 10.1.1.1@o2ib: "
+                           "4 seconds"]),
+    ("storage", "GPFS", ["mmfs: [E] Node 10.0.0.5 (gpu-02) lease renewal is overdue. Pinging to check if it is alive"]),
+    ("storage", "I/O error", ["md/raid0:md0: Disk failure on nvme0n1p1 detected, failing array."]),
+    ("storage", "I/O error", ["EXT4-fs (md0): Remounting filesystem read-only"]),
+    ("storage", "I/O error", ["EXT4-fs error (device sda1): ext4_find_entry:1455: inode #2: comm python: reading "
+                              "directory lblock 0"]),
+    ("storage", "I/O error", ["XFS (sdb1): metadata I/O error in \"xfs_buf_iodone_callback_error\" at daddr 0x1 len 8 "
+                              "error 5"]),
+    ("storage", "I/O error", ["XFS (dm-0): Log I/O Error Detected. Shutting down filesystem"]),
+    ("storage", "I/O error", ["nvme nvme4: Disabling device after reset failure: -19"]),
+    ("storage", "I/O error", ["I/O error, dev nvme0n1, sector 12 op 0x1:(WRITE) flags 0x800 phys_seg 1 prio class 0"]),
+    ("storage", "NVMe timeout", ["nvme nvme4: I/O tag 22 (2016) opcode 0x2 (Admin Cmd) QID 0 timeout, reset controller"]),
+    ("storage", "NVMe timeout", ["nvme nvme0: controller is down; will reset: CSTS=0xffffffff, PCI_STATUS=0xffff"]),
+    ("storage", "NFS hang", ["INFO: task python:280058 blocked for more than 120 seconds.",
+                             "      Tainted: P           OE     5.15.0-91-generic #101",
+                             "task:python state:D stack:0 pid:280058 ppid:1 flags:0x00004002",
+                             "Call Trace:", " <TASK>", " __schedule+0x2c0/0x6e0",
+                             " rpc_wait_bit_killable+0x1e/0xa0 [sunrpc]", " nfs_wb_all+0x3d/0x140 [nfs]"]),
+    ("host_oom", "OOM kill", ["Memory cgroup out of memory: Killed process 12345 (python) total-vm:1234kB, "
+                              "anon-rss:1234kB, file-rss:0kB, shmem-rss:0kB, UID:1000 pgtables:2048kB oom_score_adj:0"]),
+    ("host", "Host memory UE", ["mce: Uncorrected hardware memory error in user-access at 3f8c2a000",
+                                "Memory failure: 0x3f8c2a: Sending SIGBUS to python:1234 due to hardware memory "
+                                "corruption"]),
+    ("host", "Host hardware error", ["{1}[Hardware Error]: Hardware error from APEI Generic Hardware Error Source: 0",
+                                     "{1}[Hardware Error]: event severity: fatal"]),
+    ("host", "Host hardware error", ["[Hardware Error]: Uncorrected, software restartable error."]),
+    ("host", "PCIe fatal", ["pcieport 0000:00:03.0: AER: Uncorrected (Fatal) error received: 0000:03:00.0"]),
+    ("host", "CPU lockup", ["watchdog: BUG: soft lockup - CPU#18 stuck for 27s! [python3:2254956]"]),
+    ("host", "Kernel panic", ["Kernel panic - not syncing: Fatal exception"]),
+    ("host", "NVIDIA driver version mismatch", ["NVRM: API mismatch: the client has the version 535.54.03, but",
+                                                "NVRM: this kernel module has the version 530.30.02.  Please"]),
+]
+
+
+def _syslog(lines: list[str]) -> str:
+    return "".join(f"Nov 20 10:30:{i:02d} gpu-02 kernel: {line}\n" for i, line in enumerate(lines))
+
+
+@pytest.mark.parametrize(("sub_domain", "code", "lines"), MESSAGES, ids=[f"{m[1]}:{m[2][-1][:40]}" for m in MESSAGES])
+def test_a_kernel_message_names_the_fault_and_its_node(make_bundle, sub_domain, code, lines):
+    d = analyze_bundle(make_bundle({"nodes/gpu-02/syslog": _syslog(lines), "app/out.log": ABORTED}))
+    assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == (sub_domain, code, ["gpu-02"])
+
+
+@pytest.mark.parametrize("line", [
+    "mce: [Hardware Error]: Machine check events logged",           # corrected: logged, not fatal
+    "{1}[Hardware Error]: event severity: corrected",
+    "{1}[Hardware Error]: event severity: recoverable",
+    "nvme nvme0: Shutdown timeout set to 10 seconds",
+    "XFS (sda1): Mounting V5 Filesystem",
+    "EXT4-fs (sda1): mounted filesystem with ordered data mode. Opts: (null)",
+])
+def test_routine_and_corrected_messages_name_no_fault(make_bundle, line):
+    d = analyze_bundle(make_bundle({"nodes/gpu-02/syslog": _syslog([line]), "app/out.log": ABORTED}))
+    assert (d["sub_domain"], d["root_cause"]) == ("unknown", None)
