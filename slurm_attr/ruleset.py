@@ -434,6 +434,9 @@ def _classify_tables(path: Path, reading: _Reading) -> dict[str, Any]:
                         entry[f"_{key}"] = re.compile(entry[key])
                     except re.error as exc:
                         raise RuleError(f"{where}: {table}: bad regex in '{key}': {exc}") from exc
+    codes = classify.get("cuda_driver_codes")
+    numbered = isinstance(codes, dict) and all(isinstance(k, int) and isinstance(v, str) for k, v in codes.items())
+    _require(numbered, _locate(path, "cuda_driver_codes:"), "cuda_driver_codes must map result numbers to their texts")
     return classify
 
 

@@ -1363,6 +1363,23 @@ def test_tensorflows_cuda_initialisation_status_is_decoded(make_bundle):
     assert (d["sub_domain"], d["root_cause"]["code"]) == ("host", "GPU held by another process")
     assert d["root_cause"]["nodes"] == ["gpu-01"]
 
+
+@pytest.mark.parametrize(("number", "sub_domain", "code"), [
+    ("804", "host", "CUDA driver incompatible"),
+    ("214", "gpu_memory", "CUDA ECC uncorrectable"),
+    ("2", "gpu_oom", "CUDA error (out of memory)"),
+    ("700", "application", "CUDA error (an illegal memory access was encountered)"),
+])
+def test_a_cuda_driver_result_printed_as_a_number_is_read_as_its_error(make_bundle, number, sub_domain, code):
+    out = (f"Cuda driver error {number} in call at file '/sw/lammps/lib/gpu/geryon/nvd_device.h' in line 333.\n"
+           "Abort(-1) on node 0 (rank 0 in comm 0):\n")
+    d = analyze_bundle(make_bundle({"app/gpu-02/lmp.out": out}))
+    assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == (sub_domain, code, ["gpu-02"])
+    # a number no table names is still kept, as a symptom
+    d = analyze_bundle(make_bundle({"app/gpu-02/lmp.out": out.replace(f"error {number} ", "error 9931 ")}))
+    assert "CUDA driver error 9931" in [s["code"] for s in d["symptoms"]]
+
+
 def test_a_gpu_the_driver_could_not_probe_is_a_gpu_fault_of_that_node(make_bundle):
     dmesg = ("[    5.100000] NVRM: The NVIDIA GPU 000a:00:00.0 (PCI ID: 10de:2330) installed in this system\n"
              "[    5.100001] NVRM: The NVIDIA probe routine failed for 1 device(s).\n")

@@ -382,6 +382,11 @@ def test_an_across_hosts_rule_without_its_action_is_named(rules_copy):
     assert "across_hosts: entry 1 needs codes" in _only_line(_check(rules_copy))
 
 
+def test_a_cuda_result_number_that_is_no_number_is_named(rules_copy):
+    _edit(rules_copy / "classify.yaml", "  804: forward", "  eight hundred and four: forward")
+    assert "cuda_driver_codes must map result numbers to their texts" in _only_line(_check(rules_copy))
+
+
 def test_a_hang_after_done_rule_without_its_gap_is_named(rules_copy):
     _edit(rules_copy / "policy.yaml", "  min_gap_s: 300\n", "  min_gap_s: soon\n")
     assert "hung_after_done needs states and kinds" in _only_line(_check(rules_copy))

@@ -23,6 +23,7 @@ OUTCOME_KEYS = frozenset({
     "torchrun.signal", "torchrun.signal.first_failure",
     "torchrun.exit", "torchrun.exit.first_failure",
     "execve.spool_missing", "execve.command_missing",
+    "cuda.unknown_number",
 })
 
 # A change to an Xid's catalog classification; decoders.yaml `adjustments`. True where the decoder
