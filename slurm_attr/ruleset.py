@@ -113,6 +113,8 @@ class Ruleset:
     nvlink5_catalog: list[dict[str, str]]
     outcomes: dict[str, Outcome] = field(default_factory=dict)
     adjustments: dict[str, Adjustment] = field(default_factory=dict)
+    # CUDA driver API result numbers and their texts (classify.yaml `cuda_driver_codes`)
+    cuda_driver_codes: dict[int, str] = field(default_factory=dict)
     # The vendor catalogs' versions (their generated headers) and the local Xid overlay's (a hash
     # of xid_overlay.csv); `version` above covers every rules file.
     versions: dict[str, str] = field(default_factory=dict)
@@ -375,7 +377,7 @@ def load(directory: str | None = None) -> Ruleset:
         _require((path / name).is_file(), str(path), f"missing {name}")
     reading = _Reading()
     patterns = _patterns(path / "patterns.yaml", reading)
-    classify = _classify_tables(path / "classify.yaml", reading)
+    classify, cuda_driver_codes = _classify_tables(path / "classify.yaml", reading)
     policy = _read_yaml(path / "policy.yaml", reading)
     _check_policy(policy, path / "policy.yaml")
     outcomes, adjustments = _decoder_rules(path / "decoders.yaml", reading)
@@ -387,7 +389,7 @@ def load(directory: str | None = None) -> Ruleset:
     return Ruleset(
         directory=str(path), version=_version(path), patterns=patterns, classify=classify,
         policy=policy, xid_catalog=xid_catalog, nvlink5_catalog=[row for _, row in nvlink5.rows],
-        outcomes=outcomes, adjustments=adjustments,
+        outcomes=outcomes, adjustments=adjustments, cuda_driver_codes=cuda_driver_codes,
         versions={"xid_catalog": xid_vendor.meta["version"],
                   "nvlink5_catalog": nvlink5.meta["version"],
                   "overlay": _digest(path, ("xid_overlay.csv",))},
@@ -413,7 +415,8 @@ def _patterns(path: Path, reading: _Reading) -> list[Pattern]:
     return patterns
 
 
-def _classify_tables(path: Path, reading: _Reading) -> dict[str, Any]:
+def _classify_tables(path: Path, reading: _Reading) -> tuple[dict[str, Any], dict[int, str]]:
+    """The classification tables, and the CUDA driver API's result numbers with their texts."""
     classify = _read_yaml(path, reading)
     for table in ("cuda_errors", "nccl_errors", "python_exceptions"):
         _require(isinstance(classify.get(table), list), path.name, f"needs a '{table}' list")
@@ -435,9 +438,12 @@ def _classify_tables(path: Path, reading: _Reading) -> dict[str, Any]:
                     except re.error as exc:
                         raise RuleError(f"{where}: {table}: bad regex in '{key}': {exc}") from exc
     codes = classify.get("cuda_driver_codes")
-    numbered = isinstance(codes, dict) and all(isinstance(k, int) and isinstance(v, str) for k, v in codes.items())
-    _require(numbered, _locate(path, "cuda_driver_codes:"), "cuda_driver_codes must map result numbers to their texts")
-    return classify
+    numbered = isinstance(codes, dict) and all(isinstance(k, int) and isinstance(v, str)
+                                               for k, v in codes.items())
+    _require(numbered, _locate(path, "cuda_driver_codes:"),
+             "cuda_driver_codes must map result numbers to their texts")
+    tables = {table: classify[table] for table in ("cuda_errors", "nccl_errors", "python_exceptions")}
+    return tables, dict(codes or {})
 
 
 POLICY_SECTIONS = ("window", "bursts", "metrics", "ambiguity", "scheduler_states", "explained_by",

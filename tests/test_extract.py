@@ -1503,3 +1503,14 @@ def test_slurm_lines_that_look_like_failures_do_not_outrank_the_jobs_own_error(m
     # a TaskProlog failure in a shared node's log that names no job is no job's
     lone = "[2026-11-20T10:00:42.488] error: TaskProlog failed status=127\n"
     assert analyze_bundle(make_bundle({"nodes/gpu-02/slurmd.log": lone}))["sub_domain"] != "host"
+
+
+@pytest.mark.parametrize("line", [
+    "torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. "
+    "port: 29500, useIpv6: 0, code: -98, name: EADDRINUSE, message: address already in use",
+    "torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. "
+    "The server socket has failed to bind to [::]:29500 (errno: 98 - Address already in use).",
+])
+def test_a_rendezvous_port_another_job_on_the_node_holds_is_the_jobs_launch(make_bundle, line):
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": line + "\n"}))
+    assert d["sub_domain"] == "application" and "MASTER_PORT" in d["root_cause"]["action"]

@@ -71,7 +71,7 @@ def decode_nccl(fields: dict[str, str], ctx: DecodeContext) -> Classification | 
 def decode_cuda(fields: dict[str, str], ctx: DecodeContext) -> Classification | None:
     number = fields.get("number")
     if number and not fields.get("msg"):  # a bare driver API result number: read as its text
-        text = ctx.ruleset.classify["cuda_driver_codes"].get(int(number))
+        text = ctx.ruleset.cuda_driver_codes.get(int(number))
         if text is None:
             summary = render("The CUDA driver returned error {number}[[ to rank {rank}]].", fields)
             return classified(ctx, "cuda.unknown_number", code=f"CUDA driver error {number}", summary=summary)

@@ -1,0 +1,70 @@
+"""Slurm's own messages about a job, in the exact formats slurmstepd and srun write into the job's
+output and slurmctld writes to its log (slurmstepd req.c, srun, job_mgr.c, ping_nodes.c,
+prep_slurmctld.c), each alone in a bundle: the message must name the cause and, where it says one,
+the node."""
+
+from __future__ import annotations
+
+import pytest
+
+# (where, text, state, exit code, sub_domain, code, nodes)
+MESSAGES = [
+    ("app", "slurmstepd: error: *** JOB 4242 ON gpu-01 CANCELLED AT 2026-11-20T10:59:00 DUE TO TIME LIMIT ***",
+     "TIMEOUT", "0:15", "time_limit", None, ["gpu-01"]),
+    ("app", "slurmstepd: error: *** STEP 4242.0 ON gpu-01 CANCELLED AT 2026-11-20T10:59:00 DUE TO PREEMPTION ***",
+     "PREEMPTED", "0:15", "preemption", None, ["gpu-01"]),
+    ("app", "slurmstepd: error: *** JOB 4242 ON gpu-01 CANCELLED AT 2026-11-20T10:59:00 ***",
+     "CANCELLED", "0:15", "cancelled", None, ["gpu-01"]),
+    ("app", "slurmstepd: error: *** STEP 4242.0 ON gpu-02 UNCORRECTABLE MEMORY ERROR AT 2026-11-20T10:59:00 ***",
+     "FAILED", "0:135", "host", "Host memory UE", ["gpu-02"]),
+    ("app", "slurmstepd: error: *** STEP 4242.0 STEPD TERMINATED ON gpu-02 AT 2026-11-20T10:59:00 DUE TO JOB NOT "
+            "ENDING WITH SIGNALS ***",
+     "FAILED", "0:9", "host", "Kill task failed", ["gpu-02"]),
+    ("app", "slurmstepd: error: Detected 1 oom_kill event in StepId=4242.batch. Some of the step tasks have been "
+            "OOM Killed.",
+     "OUT_OF_MEMORY", "0:125", "host_oom", "cgroup OOM", None),
+    ("app", "srun: error: gpu-02: task 3: Out Of Memory", "FAILED", "1:0", "host_oom", None, ["gpu-02"]),
+    ("app", "srun: error: Node failure on gpu-02", "FAILED", "1:0", "host", None, ["gpu-02"]),
+    ("app", "srun: error: gpu-02: task 2: Bus error", "FAILED", "1:0", "host", None, ["gpu-02"]),
+    ("app", "srun: PrologSlurmctld failed, job killed", "FAILED", "0:9", "host", "PrologSlurmctld failed", None),
+    ("controller", "[2026-11-20T10:59:00.123] error: Nodes gpu-02 not responding, setting DOWN\n"
+                   "[2026-11-20T10:59:00.200] Killing JobId=4242 on failed node gpu-02",
+     "NODE_FAIL", "0:0", "host", None, ["gpu-02"]),
+    ("controller", "[2026-11-20T10:59:00.123] validate_node_specs: Node gpu-02 unexpectedly rebooted "
+                   "boot_time=1795600000 last response=1795599000",
+     "NODE_FAIL", "0:0", "host", None, ["gpu-02"]),
+    ("controller", "[2026-11-20T10:00:01.123] error: prolog_slurmctld JobId=4242 prolog exit status 1:0",
+     "FAILED", "1:0", "host", "PrologSlurmctld failed", None),
+]
+
+
+def _ids(m: tuple) -> str:
+    return f"{m[0]}:{m[1].split('] ')[-1][:50]}"
+
+
+@pytest.mark.parametrize(("where", "text", "state", "exit_code", "sub_domain", "code", "nodes"), MESSAGES,
+                         ids=[_ids(m) for m in MESSAGES])
+def test_slurms_message_names_the_cause(make_bundle, where, text, state, exit_code, sub_domain, code, nodes):
+    from slurm_attr.analyze import analyze_bundle
+    path = "app/slurm-4242.out" if where == "app" else "controller/slurmctld.log"
+    d = analyze_bundle(make_bundle({path: text + "\n"}, state=state, exit_code=exit_code))
+    assert d["sub_domain"] == sub_domain
+    if code:
+        assert d["root_cause"]["code"] == code
+    if nodes:
+        assert d["root_cause"]["nodes"] == nodes
+
+
+def test_another_jobs_prolog_failure_is_not_this_jobs(make_bundle):
+    from slurm_attr.analyze import analyze_bundle
+    line = "[2026-11-20T10:00:01.123] error: prolog_slurmctld JobId=999 prolog exit status 1:0\n"
+    d = analyze_bundle(make_bundle({"controller/slurmctld.log": line}))
+    assert d["sub_domain"] != "host" and d["root_cause"]["code"] != "PrologSlurmctld failed"
+
+
+def test_an_epilog_that_failed_after_the_job_is_not_why_it_failed(make_bundle):
+    from slurm_attr.analyze import analyze_bundle
+    line = "[2026-11-20T11:00:10.123] error: _job_complete: JobId=4242 epilog error on gpu-02, draining the node\n"
+    d = analyze_bundle(make_bundle({"controller/slurmctld.log": line}))
+    assert d["sub_domain"] == "unknown"
+
