@@ -1346,6 +1346,23 @@ def test_ncclsystemerror_across_hosts_points_at_their_connection(make_bundle):
         assert (d["sub_domain"], d["root_cause"]["code"]) == ("host", "NCCL shared memory")
 
 
+@pytest.mark.parametrize(("line", "sub_domain", "code", "evidence"), [
+    ("gpu-02:4242:4300 [0] misc/ibvwrap.cc:108 NCCL WARN Call to ibv_reg_mr failed with error Cannot allocate memory",
+     "host", "RDMA locked-memory limit", "supported"),
+    ("gpu-02:4242:4300 [0] misc/ibvwrap.cc:217 NCCL WARN Call to ibv_create_cq failed with error Cannot allocate memory",
+     "host", "RDMA locked-memory limit", "supported"),
+    ("gpu-02:4242:4300 [1] register_mr_buffers:647 NCCL WARN NET/OFI Unable to register memory (type = 2) for device 5. "
+     "RC: -22, Error: Invalid argument", "host", "GPUDirect RDMA registration", "hypothesis"),
+    ("gpu-02:4242:4300 [0] misc/ibvwrap.cc:284 NCCL WARN Call to ibv_reg_dmabuf_mr failed with error Bad address",
+     "host", "GPUDirect RDMA registration", "hypothesis"),
+])
+def test_memory_the_network_adapter_could_not_register_is_the_nodes_setup(make_bundle, line, sub_domain, code,
+                                                                           evidence):
+    d = analyze_bundle(make_bundle({"app/out.log": line + "\n"}))
+    assert (d["sub_domain"], d["root_cause"]["code"], d["evidence_status"]) == (sub_domain, code, evidence)
+    assert d["root_cause"]["nodes"] == ["gpu-02"]
+
+
 def test_timeouts_written_after_a_progress_bar_keep_their_ranks(make_bundle):
     # Older PyTorch's bare `[Rank N]` lines, two of them glued to the bar rank 0 was still drawing.
     bar = "\rRunning tokenizer on dataset:   9%|███▊      | 280000/2969526 [29:55<4:48:08, 155.57 examples/s]"

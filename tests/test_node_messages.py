@@ -57,6 +57,23 @@ MESSAGES = [
     ("host", "Kernel panic", ["Kernel panic - not syncing: Fatal exception"]),
     ("host", "NVIDIA driver version mismatch", ["NVRM: API mismatch: the client has the version 535.54.03, but",
                                                 "NVRM: this kernel module has the version 530.30.02.  Please"]),
+    ("gpu", "Kernel oops in nvidia", ["BUG: kernel NULL pointer dereference, address: 0000000000000030",
+                                      "#PF: supervisor read access in kernel mode",
+                                      "Oops: 0000 [#1] SMP NOPTI",
+                                      "CPU: 0 PID: 28651 Comm: python3 Tainted: G           O       6.8.0 #1",
+                                      "RIP: 0010:nvidia_vma_access+0x1b/0x350 [nvidia]"]),
+    ("network", "Kernel oops in mlx5_core", ["general protection fault, probably for non-canonical address "
+                                             "0xdead000000000122: 0000 [#1] SMP NOPTI",
+                                             "RIP: 0010:mlx5_cmd_comp_handler+0x1a2/0x4e0 [mlx5_core]"]),
+    ("storage", "Kernel oops in osc", ["BUG: unable to handle page fault for address: ffffa0b3c0000008",
+                                       "RIP: 0010:osc_extent_find+0x6e/0x900 [osc]"]),
+    ("host", "Kernel oops", ["BUG: kernel NULL pointer dereference, address: 0000000000000008",
+                             "RIP: 0010:__list_del_entry_valid+0x25/0x90"]),
+    ("host", "IOMMU DMA fault", ["nvidia 0000:07:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x0003 "
+                                 "address=0x80000040 flags=0x0020]"]),
+    ("host", "IOMMU DMA fault", ["DMAR: DRHD: handling fault status reg 502",
+                                 "DMAR: [DMA Write] Request device [02:00.0] fault addr cd139000 [fault reason 05] "
+                                 "PTE Write access is not set"]),
 ]
 
 
@@ -77,7 +94,10 @@ def test_a_kernel_message_names_the_fault_and_its_node(make_bundle, sub_domain, 
     "nvme nvme0: Shutdown timeout set to 10 seconds",
     "XFS (sda1): Mounting V5 Filesystem",
     "EXT4-fs (sda1): mounted filesystem with ordered data mode. Opts: (null)",
+    # a warning's backtrace names a module too, but nothing died
+    "WARNING: CPU: 3 PID: 812 at /var/lib/dkms/nvidia/nv.c:1234 nv_foo+0x10/0x20 [nvidia]\n"
+    "RIP: 0010:nv_foo+0x10/0x20 [nvidia]",
 ])
 def test_routine_and_corrected_messages_name_no_fault(make_bundle, line):
-    d = analyze_bundle(make_bundle({"nodes/gpu-02/syslog": _syslog([line]), "app/out.log": ABORTED}))
+    d = analyze_bundle(make_bundle({"nodes/gpu-02/syslog": _syslog(line.split("\n")), "app/out.log": ABORTED}))
     assert (d["sub_domain"], d["root_cause"]) == ("unknown", None)

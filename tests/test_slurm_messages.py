@@ -68,3 +68,13 @@ def test_an_epilog_that_failed_after_the_job_is_not_why_it_failed(make_bundle):
     d = analyze_bundle(make_bundle({"controller/slurmctld.log": line}))
     assert d["sub_domain"] == "unknown"
 
+
+
+def test_the_state_of_a_one_node_job_is_that_nodes(make_bundle):
+    from slurm_attr.analyze import analyze_bundle
+    d = analyze_bundle(make_bundle({}, nodes="gpu-07", state="NODE_FAIL", exit_code="0:0"))
+    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("host", ["gpu-07"])
+    assert "NODE_FAIL on gpu-07" in d["verdict"]
+    # across several nodes the state alone names none of them
+    d = analyze_bundle(make_bundle({}, state="NODE_FAIL", exit_code="0:0"))
+    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("host", [])

@@ -257,6 +257,54 @@ def decode_hung_task_fs(fields: dict[str, str], ctx: DecodeContext) -> Classific
     )
 
 
+# The header of a kernel oops (the faulting task dies; the kernel goes on, tainted), as opposed to a
+# WARN_ON backtrace or a soft lockup, which also print the instruction pointer but kill nothing.
+_OOPS = re.compile(r"BUG: (?:kernel NULL pointer dereference|unable to handle (?:kernel )?(?:page fault|"
+                   r"paging request)|kernel paging request)|Oops: |general protection fault|kernel BUG at |"
+                   r"Unable to handle kernel")
+_NOT_OOPS = re.compile(r"WARNING: CPU: |soft lockup|hard LOCKUP|blocked for more than|"
+                       r"rcu_\w+ detected stalls")
+# Device drivers by the kernel module that holds the faulting instruction.
+_DRIVER_FAMILY = (
+    (re.compile(r"^(?:nvidia|nvidia_uvm|nvidia_drm|nvidia_modeset|nvidia_peermem|nvidia_fs|amdgpu|amdkfd)$"),
+     "oops.gpu_driver", "GPU"),
+    (re.compile(r"^(?:mlx[45]_\w+|ib_\w+|rdma_\w+|irdma|efa|bnxt_re|hfi1|cxi\w*|nvidia_peermem)$"),
+     "oops.nic_driver", "network adapter"),
+)
+
+
+def decode_kernel_oops(fields: dict[str, str], ctx: DecodeContext) -> Classification | None:
+    """The instruction pointer of a kernel oops (`RIP: 0010:nvidia_vma_access+0x1b/0x350 [nvidia]`):
+    the module it points into is the driver that failed; none is the core kernel. Only an oops
+    header above makes it one; a warning's or a lockup's backtrace is not."""
+    for line in reversed(ctx.before):
+        if _NOT_OOPS.search(line):
+            return None
+        if _OOPS.search(line):
+            break
+    else:
+        return None
+    func, module = fields.get("func", ""), fields.get("module") or ""
+    node = fields.get("node") or "the node"
+    key, kind = next(((k, name) for regex, k, name in _DRIVER_FAMILY if regex.match(module)), (None, None))
+    family = _fs_family(func, module) if key is None else None
+    if key is None and family is not None:
+        key, kind = "oops.fs", f"{family} file-system"
+    where = f"the {module} module ({func})" if module else f"the kernel ({func})"
+    summary = f"The kernel on {node} oopsed in {where}"
+    if key is None:
+        return classified(ctx, "oops.kernel", code="Kernel oops",
+                          summary=f"{summary}: the task using it died.",
+                          action="Drain the node and collect the full oops and the kernel version; update "
+                                 "or roll back the kernel if it repeats.")
+    return classified(
+        ctx, key, code=f"Kernel oops in {module}",
+        summary=summary + f": a {kind} driver fault; the task using it died and the device may need a reset.",
+        action=f"Drain the node, collect the full oops, and update or roll back the {module} driver (a known "
+               "driver bug more often than failing hardware); reboot before returning it to service.",
+    )
+
+
 def _hung_in_io_wait(fields: dict[str, str], ctx: DecodeContext, m: re.Match[str],
                      func: str) -> Classification | None:
     """A hung task waiting on page or block I/O: the storage under it stopped completing I/O."""
@@ -372,6 +420,7 @@ DECODERS: dict[str, Callable[[dict[str, str], DecodeContext], Classification | N
     "srun": decode_srun,
     "controller_nodes": decode_controller_nodes,
     "hung_task_fs": decode_hung_task_fs,
+    "kernel_oops": decode_kernel_oops,
     "os_error": decode_os_error,
     "torchrun_failure": decode_torchrun_failure,
     "execve": decode_execve,

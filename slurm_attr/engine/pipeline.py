@@ -125,7 +125,10 @@ class Engine:
         events = []
         spec = self.policy["scheduler_states"].get(w.state)
         if spec:
+            # a state of a one-node job is that node's; of a larger one, only a failed node is named
             node = w.failed_node if w.state == "NODE_FAIL" else None
+            if node is None and len(w.nodes) == 1:
+                node = w.nodes[0]
             text = f"State={w.state} ExitCode={w.exit_code}" + (f" Reason={w.reason}" if w.reason else "")
             events.append(self._state_event(spec, w.state, w.exit_code, node, w.end, "workload", text))
         step = self._first_failed_step()
