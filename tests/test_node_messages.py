@@ -101,3 +101,22 @@ def test_a_kernel_message_names_the_fault_and_its_node(make_bundle, sub_domain, 
 def test_routine_and_corrected_messages_name_no_fault(make_bundle, line):
     d = analyze_bundle(make_bundle({"nodes/gpu-02/syslog": _syslog(line.split("\n")), "app/out.log": ABORTED}))
     assert (d["sub_domain"], d["root_cause"]) == ("unknown", None)
+
+
+@pytest.mark.parametrize(("event", "fault"), [
+    ("Memory #0x87 | Uncorrectable ECC (DIMM A1) | Asserted", True),
+    ("Power Supply #0x51 | Failure detected | Asserted", True),
+    ("Processor #0x04 | IERR | Asserted", True),
+    ("Critical Interrupt #0x1b | PCI PERR | Asserted", True),
+    ("Memory #0x87 | Correctable ECC | Asserted", False),           # corrected: not a fault
+    ("Power Supply #0x51 | Failure detected | Deasserted", False),  # the fault clearing
+])
+def test_the_bmcs_event_log_names_a_failed_part_during_the_job(make_bundle, event, fault):
+    sel = f"  1a | 11/20/2026 | 10:30:00 | {event}\n"
+    d = analyze_bundle(make_bundle({"nodes/gpu-02/sel.txt": sel}, exit_code="0:9"))
+    got = (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"])
+    assert (got == ("host", "BMC hardware event", ["gpu-02"])) is fault
+    # the same record a day before the job started is only context
+    earlier = analyze_bundle(make_bundle({"nodes/gpu-02/sel.txt": sel.replace("11/20/2026", "11/19/2026")},
+                                         exit_code="0:9"))
+    assert earlier["root_cause"]["code"] != "BMC hardware event"

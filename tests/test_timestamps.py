@@ -30,6 +30,8 @@ ANCHOR = datetime(2026, 1, 1, 3, 0, tzinfo=UTC)
     ('{"host": "gpu-01", "@timestamp": "2026-01-01T03:00:00+01:00", "message": "x"}',
      datetime(2026, 1, 1, 2, 0, tzinfo=UTC), "exact"),
     ('{"msg": "x", "ts": 1767232800250}', datetime(2026, 1, 1, 2, 0, 0, 250000, tzinfo=UTC), "exact"),
+    ("  1a | 01/01/2026 | 02:00:00 | Memory #0x87 | Uncorrectable ECC | Asserted",
+     datetime(2026, 1, 1, 2, 0, tzinfo=UTC), "exact"),
     ("[rank0]:[E0101 02:00:00.123456789 ProcessGroupNCCL.cpp:632] x",
      datetime(2026, 1, 1, 2, 0, 0, 123456, tzinfo=UTC), "inferred_year"),
 ])

@@ -5,6 +5,7 @@ Formats:
   offset, Go's `2024/05/01 12:00:00`, `journalctl -o short-unix` (seconds since the epoch);
 - `dmesg -T`, raw `dmesg` seconds since boot (placed by a boot time when one is known), either one
   behind `dmesg -x`'s facility and level;
+- the BMC's event log as `ipmitool sel elist` prints it (`   1 | 11/20/2026 | 10:30:00 | ...`);
 - glog-style PyTorch prefixes (`E1206 18:44:12.715`), Python logging (`2024-05-01 12:00:00,123`),
   slurmctld (`[2024-05-01T12:00:00.123]`), Fabric Manager (`[Jul 23 2024 07:53:55]`);
 - JSON lines: journalctl's `__REALTIME_TIMESTAMP`, or the `@timestamp`/`timestamp`/`time`/`ts`
@@ -35,6 +36,10 @@ _DMESG_T = re.compile(
 )
 _FM = re.compile(
     r"^\[(?P<mon>[A-Z][a-z]{2}) (?P<d>\d{1,2}) (?P<y>\d{4}) (?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d)\]"
+)
+# `ipmitool sel list/elist`: record id (hex), date, time, in the BMC's clock.
+_SEL = re.compile(
+    r"^\s*[0-9a-fA-F]{1,4} \| (?P<mo>\d\d)/(?P<d>\d\d)/(?P<y>\d{4}) \| (?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d)"
 )
 _GLOG = re.compile(
     r"\[?[IWEF](?P<mo>\d\d)(?P<d>\d\d) (?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d)(?:\.(?P<frac>\d{1,9}))?"
@@ -136,6 +141,9 @@ class Clock:
         m = _DMESG_T.match(head) or _FM.match(head)
         if m:
             return self._calendar(m)
+        m = _SEL.match(head)
+        if m:
+            return self._numeric(m)
         m = _RFC3164.match(head)
         if m:
             return self._syslog(m, head)
@@ -171,6 +179,14 @@ class Clock:
             when = datetime(int(m["y"]), MONTHS[m["mon"]], int(m["d"]), int(m["h"]), int(m["mi"]),
                             int(m["s"]), tzinfo=self.tz)
         except (KeyError, ValueError):
+            return Stamp(None, "none")
+        return Stamp(when, "exact")
+
+    def _numeric(self, m: re.Match) -> Stamp:
+        try:
+            when = datetime(int(m["y"]), int(m["mo"]), int(m["d"]), int(m["h"]), int(m["mi"]), int(m["s"]),
+                            tzinfo=self.tz)
+        except ValueError:
             return Stamp(None, "none")
         return Stamp(when, "exact")
 
