@@ -1397,6 +1397,12 @@ def test_a_cuda_driver_result_printed_as_a_number_is_read_as_its_error(make_bund
     assert "CUDA driver error 9931" in [s["code"] for s in d["symptoms"]]
 
 
+def test_a_cuda_driver_error_printed_with_its_text_is_classified_by_it(make_bundle):
+    out = "RuntimeError: CUDA driver error: uncorrectable ECC error encountered\n"
+    d = analyze_bundle(make_bundle({"app/gpu-02/out.log": out}))
+    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("gpu_memory", ["gpu-02"])
+
+
 def test_a_gpu_the_driver_could_not_probe_is_a_gpu_fault_of_that_node(make_bundle):
     dmesg = ("[    5.100000] NVRM: The NVIDIA GPU 000a:00:00.0 (PCI ID: 10de:2330) installed in this system\n"
              "[    5.100001] NVRM: The NVIDIA probe routine failed for 1 device(s).\n")
