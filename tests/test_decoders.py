@@ -223,7 +223,10 @@ def test_cuda_error_classes(make_bundle):
     cublas = cuda({"msg": "CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`"},
                   ctx(make_bundle))
     assert (cublas.role, cublas.sub_domain) == ("cause", "gpu_oom")
-    assert cuda({"msg": "some code no table knows"}, ctx(make_bundle)) is None
+    # a text no table knows is kept as a symptom; inside an exception line the exception is kept instead
+    unknown = cuda({"msg": "some code no table knows"}, ctx(make_bundle))
+    assert (unknown.role, unknown.sub_domain, unknown.code) == ("symptom", None, "CUDA error (some code no table knows)")
+    assert cuda({"msg": "some code no table knows", "generic_rule": "python.exception"}, ctx(make_bundle)) is None
 
 
 def test_newer_nccl_port_error_is_network(make_bundle):

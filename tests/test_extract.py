@@ -1401,6 +1401,9 @@ def test_a_cuda_driver_error_printed_with_its_text_is_classified_by_it(make_bund
     out = "RuntimeError: CUDA driver error: uncorrectable ECC error encountered\n"
     d = analyze_bundle(make_bundle({"app/gpu-02/out.log": out}))
     assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("gpu_memory", ["gpu-02"])
+    # a text no table names is kept as a symptom, never dropped
+    d = analyze_bundle(make_bundle({"app/gpu-02/out.log": "[rank3]: CUDA driver error: device not ready\n"}))
+    assert "CUDA error (device not ready)" in [s["code"] for s in d["symptoms"]]
 
 
 def test_a_gpu_the_driver_could_not_probe_is_a_gpu_fault_of_that_node(make_bundle):

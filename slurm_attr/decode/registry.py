@@ -74,12 +74,15 @@ def decode_cuda(fields: dict[str, str], ctx: DecodeContext) -> Classification | 
         text = ctx.ruleset.cuda_driver_codes.get(int(number))
         if text is None:
             summary = render("The CUDA driver returned error {number}[[ to rank {rank}]].", fields)
-            return classified(ctx, "cuda.unknown_number", code=f"CUDA driver error {number}", summary=summary)
+            return classified(ctx, "cuda.unclassified", code=f"CUDA driver error {number}", summary=summary)
         fields["msg"] = text
-    cls = classify_from_table(ctx.ruleset.classify["cuda_errors"], fields,
-                              text=fields.get("msg", ""))
+    msg = fields.get("msg", "").strip()
+    cls = classify_from_table(ctx.ruleset.classify["cuda_errors"], fields, text=msg)
     if cls is not None:
-        cls.code = cls.code or f"CUDA error ({fields.get('msg', '').strip()[:60]})"
+        cls.code = cls.code or f"CUDA error ({msg[:60]})"
+    elif not fields.get("generic_rule"):  # an exception line falls back to its exception instead
+        summary = render("CUDA reported '{msg}'[[ to rank {rank}]].", {**fields, "msg": msg[:200]})
+        cls = classified(ctx, "cuda.unclassified", code=f"CUDA error ({msg[:60]})", summary=summary)
     return cls
 
 
