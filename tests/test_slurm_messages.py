@@ -27,6 +27,10 @@ MESSAGES = [
     ("app", "srun: error: Node failure on gpu-02", "FAILED", "1:0", "host", None, ["gpu-02"]),
     ("app", "srun: error: gpu-02: task 2: Bus error", "FAILED", "1:0", "host", None, ["gpu-02"]),
     ("app", "srun: PrologSlurmctld failed, job killed", "FAILED", "0:9", "host", "PrologSlurmctld failed", None),
+    ("app", "srun: error: Unable to create step for job 4242: Memory required by task is not available",
+     "FAILED", "1:0", "host", "Step creation refused (memory)", None),
+    ("app", "srun: error: Unable to create step for job 4242: Requested node configuration is not available",
+     "FAILED", "1:0", "application", "Step request outside the allocation", None),
     ("controller", "[2026-11-20T10:59:00.123] error: Nodes gpu-02 not responding, setting DOWN\n"
                    "[2026-11-20T10:59:00.200] Killing JobId=4242 on failed node gpu-02",
      "NODE_FAIL", "0:0", "host", None, ["gpu-02"]),
@@ -78,3 +82,15 @@ def test_the_state_of_a_one_node_job_is_that_nodes(make_bundle):
     # across several nodes the state alone names none of them
     d = analyze_bundle(make_bundle({}, state="NODE_FAIL", exit_code="0:0"))
     assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("host", [])
+
+
+def test_a_job_whose_step_could_not_start_and_then_ran_out_of_time_hung_on_it(make_bundle):
+    from slurm_attr.analyze import analyze_bundle
+    out = "srun: error: Unable to create step for job 4242: Memory required by task is not available\n"
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}, state="TIMEOUT", exit_code="0:15"))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("host", "Step creation refused (memory)")
+    assert "hung until its time limit" in d["verdict"]
+    # another job's step is not this job's
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out.replace("4242", "999")}, state="TIMEOUT",
+                                   exit_code="0:15"))
+    assert d["sub_domain"] == "time_limit"
