@@ -320,7 +320,7 @@ def test_two_strong_independent_faults_on_different_nodes_are_ambiguous(make_bun
                                                                               ("network", "gpu-02")]
 
 
-def test_hung_task_inside_nfs_code_is_storage_elsewhere_the_host(make_bundle):
+def test_hung_task_inside_nfs_code_is_storage_in_a_drivers_code_the_device(make_bundle):
     head = [_syslog("gpu-02", "10:30:00", t) for t in (
         "INFO: task python:4242 blocked for more than 120 seconds.",
         '"echo 0 > /proc/sys/kernel/hung_task_timeout_secs" disables this message.',
@@ -336,7 +336,11 @@ def test_hung_task_inside_nfs_code_is_storage_elsewhere_the_host(make_bundle):
         ("storage", "hypothesis", ["gpu-02"])
     driver = [*head, _syslog("gpu-02", "10:30:00", " mutex_lock+0x1d/0x30"),
               _syslog("gpu-02", "10:30:00", " os_acquire_mutex+0x2c/0x40 [nvidia]")]
-    assert analyze_bundle(make_bundle({"nodes/gpu-02/syslog": "".join(driver)}))["sub_domain"] == "host"
+    d = analyze_bundle(make_bundle({"nodes/gpu-02/syslog": "".join(driver)}))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("gpu", "GPU driver hang")
+    # in no file system's or driver's code: the host
+    plain = [*head, _syslog("gpu-02", "10:30:00", " mutex_lock+0x1d/0x30")]
+    assert analyze_bundle(make_bundle({"nodes/gpu-02/syslog": "".join(plain)}))["sub_domain"] == "host"
     # the same frame outside a hung-task report is nothing
     alone = _syslog("gpu-02", "10:30:00", " io_schedule+0x16/0x40")
     assert analyze_bundle(make_bundle({"nodes/gpu-02/syslog": alone}))["sub_domain"] != "storage"
@@ -1540,3 +1544,11 @@ def test_slurm_lines_that_look_like_failures_do_not_outrank_the_jobs_own_error(m
 def test_a_rendezvous_port_another_job_on_the_node_holds_is_the_jobs_launch(make_bundle, line):
     d = analyze_bundle(make_bundle({"app/slurm-4242.out": line + "\n"}))
     assert d["sub_domain"] == "application" and "MASTER_PORT" in d["root_cause"]["action"]
+
+
+def test_a_rank_that_lost_the_rendezvous_store_points_at_rank_0_or_the_network(make_bundle):
+    line = ("torch.distributed.DistBackendError: [2] is setting up NCCL communicator and retrieving ncclUniqueId "
+            "from [0] via c10d key-value store by key '0', but store->get('0') got error: Connection reset by peer\n")
+    d = analyze_bundle(make_bundle({"app/out.log": line}))
+    assert (d["sub_domain"], d["evidence_status"], d["root_cause"]["code"]) == (
+        "network", "hypothesis", "Store connection lost")

@@ -69,6 +69,17 @@ MESSAGES = [
                                        "RIP: 0010:osc_extent_find+0x6e/0x900 [osc]"]),
     ("host", "Kernel oops", ["BUG: kernel NULL pointer dereference, address: 0000000000000008",
                              "RIP: 0010:__list_del_entry_valid+0x25/0x90"]),
+    ("gpu", "GPU driver hang", ["INFO: task python:280058 blocked for more than 120 seconds.",
+                                "task:python state:D stack:0 pid:280058 ppid:1 flags:0x00004002", "Call Trace:",
+                                " <TASK>", " __schedule+0x2c0/0x6e0", " uvm_spin_loop+0x1e/0xa0 [nvidia_uvm]",
+                                " uvm_tracker_wait+0x3d/0x140 [nvidia_uvm]"]),
+    ("network", "network adapter driver hang", ["INFO: task python:280058 blocked for more than 120 seconds.",
+                                                "Call Trace:", " __schedule+0x2c0/0x6e0",
+                                                " mlx5_cmd_exec+0x1e/0xa0 [mlx5_core]",
+                                                " ib_destroy_qp_user+0x3d/0x140 [ib_core]"]),
+    ("network", "HCA failure", ["mlx5_core 0000:3b:00.0: mlx5_fw_fatal_reporter_err_work:700:(pid 1234): Driver is "
+                                "in error state. Unloading"]),
+    ("host_oom", "OOM (nothing to kill)", ["Out of memory and no killable processes..."]),
     ("host", "IOMMU DMA fault", ["nvidia 0000:07:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x0003 "
                                  "address=0x80000040 flags=0x0020]"]),
     ("host", "IOMMU DMA fault", ["DMAR: DRHD: handling fault status reg 502",

@@ -27,6 +27,13 @@ MESSAGES = [
     ("app", "srun: error: Node failure on gpu-02", "FAILED", "1:0", "host", None, ["gpu-02"]),
     ("app", "srun: error: gpu-02: task 2: Bus error", "FAILED", "1:0", "host", None, ["gpu-02"]),
     ("app", "srun: PrologSlurmctld failed, job killed", "FAILED", "0:9", "host", "PrologSlurmctld failed", None),
+    ("app", "srun: error: Application launch failed: Socket timed out on send/recv operation",
+     "FAILED", "1:0", "host", "Task launch unanswered", None),
+    ("app", "slurmstepd: error: couldn't chdir to `/home/u/run': No such file or directory: going to /tmp instead",
+     "FAILED", "1:0", "storage", "Working directory missing", None),
+    ("app", "ORTE has lost communication with a remote daemon.\n\n  HNP daemon   : [[52106,0],0] on node gpu-01\n"
+            "  Remote daemon: [[52106,0],1] on node gpu-02\n",
+     "FAILED", "1:0", "host", "MPI daemon lost", ["gpu-02"]),
     ("app", "srun: error: Unable to create step for job 4242: Memory required by task is not available",
      "FAILED", "1:0", "host", "Step creation refused (memory)", None),
     ("app", "srun: error: Unable to create step for job 4242: Requested node configuration is not available",

@@ -220,6 +220,20 @@ _FS_FAMILY = (
 )
 
 
+# Device drivers by kernel module: (module, what it drives); each has an outcome key per decoder.
+_DRIVER_FAMILY = (
+    (re.compile(r"^(?:nvidia|nvidia_uvm|nvidia_drm|nvidia_modeset|nvidia_peermem|nvidia_fs|amdgpu|amdkfd)$"),
+     "GPU"),
+    (re.compile(r"^(?:mlx[45]_\w+|ib_\w+|rdma_\w+|irdma|efa|bnxt_re|hfi1|cxi\w*)$"), "network adapter"),
+)
+_OOPS_KEYS = {"GPU": "oops.gpu_driver", "network adapter": "oops.nic_driver"}
+_HUNG_KEYS = {"GPU": "hung_task.gpu_driver", "network adapter": "hung_task.nic_driver"}
+
+
+def _driver_family(module: str) -> str | None:
+    return next((name for regex, name in _DRIVER_FAMILY if regex.match(module)), None)
+
+
 _FRAME_FN = re.compile(r"(?:\? )?(?P<func>\w+)\+0x[0-9a-f]+/0x[0-9a-f]+(?:\s+\[(?P<module>\w+)\])?")
 
 
@@ -227,19 +241,26 @@ def _fs_family(func: str, module: str) -> str | None:
     return next((name for regex, name in _FS_FAMILY if regex.search(func) or regex.search(module)), None)
 
 
+def _stack_family(func: str, module: str) -> bool:
+    """Whether a frame is in network file-system or device-driver code."""
+    return _fs_family(func, module) is not None or _driver_family(module) is not None
+
+
 def decode_hung_task_fs(fields: dict[str, str], ctx: DecodeContext) -> Classification | None:
-    """A stack frame of network file-system code inside a hung-task report: the file system hung.
-    One report gives one event of each kind, at its first such frame: a file-system frame below
-    an I/O-wait frame still names the file system."""
-    func, module = fields.get("func", ""), fields.get("module", "")
+    """A stack frame of network file-system or device-driver code inside a hung-task report: the
+    file system, or the device, stopped answering. One report gives one event of each kind, at its
+    first such frame: a file-system frame below an I/O-wait frame still names the file system."""
+    func = fields.get("func") or fields.get("dfunc", "")
+    module = fields.get("module") or fields.get("dmodule", "")
     family = _fs_family(func, module)
+    driver = _driver_family(module) if family is None else None
     for line in reversed(ctx.before):
         m = _HUNG.search(line)
         if m:
             break
         frame = _FRAME_FN.search(line)
-        if frame and (_fs_family(frame["func"], frame["module"] or "")
-                      or (family is None and _IO_WAIT.match(frame["func"]))):
+        if frame and (_stack_family(frame["func"], frame["module"] or "")
+                      or (family is None and driver is None and _IO_WAIT.match(frame["func"]))):
             return None  # an earlier frame of this report already made this event
         if "Call Trace" not in line and "+0x" not in line and not re.search(r"(?:\s|state:)D\s", line) \
                 and "hung_task_timeout_secs" not in line and "Tainted" not in line \
@@ -247,6 +268,8 @@ def decode_hung_task_fs(fields: dict[str, str], ctx: DecodeContext) -> Classific
             return None  # the frames are not part of a hung-task report
     else:
         return None
+    if driver is not None:
+        return _hung_in_driver(fields, ctx, m, func, module, driver)
     if family is None:
         return _hung_in_io_wait(fields, ctx, m, func)
     fields.update(proc=m["proc"], pid=m["pid"], secs=m["secs"], fs=family)
@@ -267,13 +290,6 @@ _OOPS = re.compile(r"BUG: (?:kernel NULL pointer dereference|unable to handle (?
                    r"Unable to handle kernel")
 _NOT_OOPS = re.compile(r"WARNING: CPU: |soft lockup|hard LOCKUP|blocked for more than|"
                        r"rcu_\w+ detected stalls")
-# Device drivers by the kernel module that holds the faulting instruction.
-_DRIVER_FAMILY = (
-    (re.compile(r"^(?:nvidia|nvidia_uvm|nvidia_drm|nvidia_modeset|nvidia_peermem|nvidia_fs|amdgpu|amdkfd)$"),
-     "oops.gpu_driver", "GPU"),
-    (re.compile(r"^(?:mlx[45]_\w+|ib_\w+|rdma_\w+|irdma|efa|bnxt_re|hfi1|cxi\w*|nvidia_peermem)$"),
-     "oops.nic_driver", "network adapter"),
-)
 
 
 def decode_kernel_oops(fields: dict[str, str], ctx: DecodeContext) -> Classification | None:
@@ -289,7 +305,8 @@ def decode_kernel_oops(fields: dict[str, str], ctx: DecodeContext) -> Classifica
         return None
     func, module = fields.get("func", ""), fields.get("module") or ""
     node = fields.get("node") or "the node"
-    key, kind = next(((k, name) for regex, k, name in _DRIVER_FAMILY if regex.match(module)), (None, None))
+    kind = _driver_family(module)
+    key = _OOPS_KEYS[kind] if kind else None
     family = _fs_family(func, module) if key is None else None
     if key is None and family is not None:
         key, kind = "oops.fs", f"{family} file-system"
@@ -305,6 +322,20 @@ def decode_kernel_oops(fields: dict[str, str], ctx: DecodeContext) -> Classifica
         summary=summary + f": a {kind} driver fault; the task using it died and the device may need a reset.",
         action=f"Drain the node, collect the full oops, and update or roll back the {module} driver (a known "
                "driver bug more often than failing hardware); reboot before returning it to service.",
+    )
+
+
+def _hung_in_driver(fields: dict[str, str], ctx: DecodeContext, m: re.Match[str], func: str, module: str,
+                    what: str) -> Classification:
+    """A hung task stuck inside a device driver: the device (or its driver) stopped answering."""
+    fields.update(proc=m["proc"], pid=m["pid"], secs=m["secs"])
+    return classified(
+        ctx, _HUNG_KEYS[what], code=f"{what} driver hang",
+        summary=f"Task {m['proc']} (pid {m['pid']}) on {fields.get('node') or 'the node'} was blocked "
+                f"for over {m['secs']} s inside the {what} driver ({func} [{module}]): the device or its "
+                "driver stopped answering.",
+        action=f"Drain the node and check the {what} (its Xids or firmware events, a reset); processes "
+               "stuck in a driver do not die, so reboot it before returning it to service.",
     )
 
 
