@@ -1552,3 +1552,18 @@ def test_a_rank_that_lost_the_rendezvous_store_points_at_rank_0_or_the_network(m
     d = analyze_bundle(make_bundle({"app/out.log": line}))
     assert (d["sub_domain"], d["evidence_status"], d["root_cause"]["code"]) == (
         "network", "hypothesis", "Store connection lost")
+
+
+def test_xla_naming_the_nccl_call_that_failed_is_read_as_nccls_error(make_bundle):
+    line = ("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: external/xla/xla/service/gpu/nccl_utils.cc:297: NCCL "
+            "operation ncclCommInitRank(&comm, nranks, id, rank) failed: unhandled system error (run with "
+            "NCCL_DEBUG=INFO for details)\n")
+    d = analyze_bundle(make_bundle({"app/out.log": line}))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("network", "ncclSystemError")
+
+
+def test_cublas_without_a_handle_is_a_lead_to_gpu_memory(make_bundle):
+    line = "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`\n"
+    d = analyze_bundle(make_bundle({"app/gpu-02/out.log": line}))
+    assert (d["sub_domain"], d["evidence_status"], d["root_cause"]["code"]) == (
+        "gpu_oom", "hypothesis", "cuBLAS handle not created")

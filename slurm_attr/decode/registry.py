@@ -59,8 +59,8 @@ _PEER = re.compile(r"from peer (?P<peer>[A-Za-z][\w.-]*?)<\d+>")
 
 def decode_nccl(fields: dict[str, str], ctx: DecodeContext) -> Classification | None:
     fields.setdefault("host", fields.get("node") or "?")
-    if not fields.get("msg") and fields.get("last"):  # NCCL's last warning, as a framework quotes it
-        fields["msg"] = fields["last"]
+    if not fields.get("msg"):  # NCCL's last warning or result, as a framework quotes it
+        fields["msg"] = fields.get("last") or fields.get("xla") or ""
     peer = _PEER.search(fields.get("msg", ""))
     if peer and peer["peer"].split(".", 1)[0] in ctx.workload.nodes:
         fields["peer_node"] = peer["peer"].split(".", 1)[0]  # the far end of the failing transfer
