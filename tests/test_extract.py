@@ -1567,3 +1567,9 @@ def test_cublas_without_a_handle_is_a_lead_to_gpu_memory(make_bundle):
     d = analyze_bundle(make_bundle({"app/gpu-02/out.log": line}))
     assert (d["sub_domain"], d["evidence_status"], d["root_cause"]["code"]) == (
         "gpu_oom", "hypothesis", "cuBLAS handle not created")
+
+
+def test_an_intel_gpu_level_zero_lost_is_the_gpu_of_that_node(make_bundle):
+    line = "RuntimeError: level_zero backend failed with error: 20 (UR_RESULT_ERROR_DEVICE_LOST)\n"
+    d = analyze_bundle(make_bundle({"app/gpu-02/rank5.err": line}))
+    assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == ("gpu", "Intel GPU lost", ["gpu-02"])

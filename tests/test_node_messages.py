@@ -80,6 +80,8 @@ MESSAGES = [
     ("network", "HCA failure", ["mlx5_core 0000:3b:00.0: mlx5_fw_fatal_reporter_err_work:700:(pid 1234): Driver is "
                                 "in error state. Unloading"]),
     ("host_oom", "OOM (nothing to kill)", ["Out of memory and no killable processes..."]),
+    ("storage", "CephFS", ["libceph: mon0 (1)10.72.36.245:40083 session lost, hunting for new mon"]),
+    ("gpu", "GPU power cables", ["NVRM: GPU 0000:3b:00.0: GPU does not have the necessary power cables connected."]),
     ("host", "IOMMU DMA fault", ["nvidia 0000:07:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x0003 "
                                  "address=0x80000040 flags=0x0020]"]),
     ("host", "IOMMU DMA fault", ["DMAR: DRHD: handling fault status reg 502",
