@@ -25,6 +25,9 @@ def _styles(when: datetime) -> dict[str, str]:
         "journal-short-precise": f"{when.strftime('%b %d %H:%M:%S')}.123456 gpu-01 kernel: {XID}",
         "journal-short-full": f"{when.strftime('%a %Y-%m-%d %H:%M:%S')} UTC gpu-01 kernel: {XID}",
         "journal-short-unix": f"{epoch}.123456 gpu-01 kernel: {XID}",
+        # `-o verbose`: the time is on the entry's header, the message a field below it
+        "journal-verbose": f"{when.strftime('%a %Y-%m-%d %H:%M:%S')}.123456 UTC [s=4b2f;i=1c;b=9e1d;m=5f5e;t=5f5e;"
+                           f"x=7a]\n    _HOSTNAME=gpu-01\n    PRIORITY=4\n    MESSAGE={XID}",
         "journal-json-lines": json.dumps({"__CURSOR": "s=1;i=2", "__REALTIME_TIMESTAMP": str(epoch * 10**6),
                                           "_HOSTNAME": "gpu-01", "MESSAGE": XID}),
         "rfc5424": f"<4>1 {iso} gpu-01 kernel - - - {XID}",

@@ -287,7 +287,8 @@ class Extractor:
     def _line_time(self, buf: bytes, start: int, line_no: int, text: str, fields: dict[str, str],
                    scan: FileScan) -> tuple[datetime | None, str]:
         """When a line was written, and how that is known: its own stamp, else the moment it
-        names (Slurm's `CANCELLED AT ...`), else (job output) the stamp of a line above it."""
+        names (Slurm's `CANCELLED AT ...`), else the stamp of a line above it (a continuation line,
+        a field of `journalctl -o verbose` under its header); a raw dmesg line carries none."""
         stamp = self._stamp(text, scan)
         if stamp.when is None and fields.get("at"):
             stamp = scan.clock.parse(fields["at"])
@@ -296,7 +297,7 @@ class Extractor:
             quality = "boot_relative_unplaced"
         if when is not None:
             scan.last_timed = (line_no, line_no, when)
-        elif scan.origin != "node":
+        elif stamp.mono is None:
             when, stamped_at = self._carried_time(buf, start, line_no, scan)
             scan.last_timed = (line_no, stamped_at, when)
             quality = "carried" if when else "none"
