@@ -28,6 +28,8 @@ def _styles(when: datetime) -> dict[str, str]:
         # `-o verbose`: the time is on the entry's header, the message a field below it
         "journal-verbose": f"{when.strftime('%a %Y-%m-%d %H:%M:%S')}.123456 UTC [s=4b2f;i=1c;b=9e1d;m=5f5e;t=5f5e;"
                            f"x=7a]\n    _HOSTNAME=gpu-01\n    PRIORITY=4\n    MESSAGE={XID}",
+        "journal-json-pretty": "\n".join(["{", f'\t"__REALTIME_TIMESTAMP" : "{epoch * 10**6}",',
+                                          '\t"_HOSTNAME" : "gpu-01",', f'\t"MESSAGE" : "{XID}"', "}"]),
         "journal-json-lines": json.dumps({"__CURSOR": "s=1;i=2", "__REALTIME_TIMESTAMP": str(epoch * 10**6),
                                           "_HOSTNAME": "gpu-01", "MESSAGE": XID}),
         "rfc5424": f"<4>1 {iso} gpu-01 kernel - - - {XID}",

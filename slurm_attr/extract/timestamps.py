@@ -8,8 +8,9 @@ Formats:
 - the BMC's event log as `ipmitool sel elist` prints it (`   1 | 11/20/2026 | 10:30:00 | ...`);
 - glog-style PyTorch prefixes (`E1206 18:44:12.715`), Python logging (`2024-05-01 12:00:00,123`),
   slurmctld (`[2024-05-01T12:00:00.123]`), Fabric Manager (`[Jul 23 2024 07:53:55]`);
-- JSON lines: journalctl's `__REALTIME_TIMESTAMP`, or the `@timestamp`/`timestamp`/`time`/`ts`
-  field log shippers write, in ISO or epoch form.
+- JSON lines: journalctl's `__REALTIME_TIMESTAMP` (also as a field line of `-o json-pretty`, which the
+  entry's later fields carry), or the `@timestamp`/`timestamp`/`time`/`ts` field log shippers write, in
+  ISO or epoch form.
 """
 
 from __future__ import annotations
@@ -123,6 +124,8 @@ class Clock:
 
     def parse(self, line: str) -> Stamp:
         if line.startswith("{"):
+            return self._json(line[:_JSON_HEAD])
+        if line.startswith(("\t\"", "  \"")):  # a field of `journalctl -o json-pretty`
             return self._json(line[:_JSON_HEAD])
         head = line[: _HEAD + 40]
         level = _DMESG_LEVEL.match(head)
