@@ -1573,3 +1573,12 @@ def test_an_intel_gpu_level_zero_lost_is_the_gpu_of_that_node(make_bundle):
     line = "RuntimeError: level_zero backend failed with error: 20 (UR_RESULT_ERROR_DEVICE_LOST)\n"
     d = analyze_bundle(make_bundle({"app/gpu-02/rank5.err": line}))
     assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == ("gpu", "Intel GPU lost", ["gpu-02"])
+
+
+def test_numpys_memory_error_is_host_memory(make_bundle):
+    out = ("Traceback (most recent call last):\n  File \"prep.py\", line 3, in <module>\n    a = np.zeros((n, n))\n"
+           "numpy.core._exceptions._ArrayMemoryError: Unable to allocate 38.1 GiB for an array with shape "
+           "(71500, 71500) and data type float64\n")
+    d = analyze_bundle(make_bundle({"app/gpu-02/out.log": out}))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("host_oom", "MemoryError")
+    assert "Unable to allocate 38.1 GiB" in d["verdict"]
