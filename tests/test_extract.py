@@ -1582,3 +1582,14 @@ def test_numpys_memory_error_is_host_memory(make_bundle):
     d = analyze_bundle(make_bundle({"app/gpu-02/out.log": out}))
     assert (d["sub_domain"], d["root_cause"]["code"]) == ("host_oom", "MemoryError")
     assert "Unable to allocate 38.1 GiB" in d["verdict"]
+
+
+@pytest.mark.parametrize(("line", "code"), [
+    ("OSError: [Errno 108] Cannot send after transport endpoint shutdown: '/lustre/proj/shard-0001.tar'", "ESHUTDOWN"),
+    ("cp: error reading '/lustre/proj/x': Cannot send after transport endpoint shutdown", "ESHUTDOWN"),
+    ("OSError: [Errno 121] Remote I/O error: '/gpfs/proj/ckpt.pt'", "EREMOTEIO"),
+])
+def test_a_mount_whose_server_failed_the_call_is_the_storage(make_bundle, line, code):
+    # ESHUTDOWN's own text holds "send", which on a socket's line would be the network's
+    d = analyze_bundle(make_bundle({"app/out.log": line + "\n"}))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("storage", code)

@@ -373,7 +373,8 @@ def decode_os_error(fields: dict[str, str], ctx: DecodeContext) -> Classificatio
              "Input/output error": ("EIO", "the storage returned an I/O error"),
              "Transport endpoint is not connected": ("ENOTCONN", "the mount lost its server"),
              "Cannot send after transport endpoint shutdown": ("ESHUTDOWN",
-                                                               "the mount lost its server")}
+                                                               "the mount lost its server"),
+             "Remote I/O error": ("EREMOTEIO", "the file system's server failed the call")}
     code, meaning = codes.get(err, ("I/O", "the file system failed"))
     return classified(
         ctx, "os_error.storage", code=code,
