@@ -6,7 +6,8 @@ Each case is a bundle copied from a public incident report with a `case.yaml` gi
 those labels: the sub_domain must match, and where a root node is labelled it must be among the
 root cause's nodes (for an ambiguous verdict, among the candidates' nodes).
 
-Usage: python benchmarks/accuracy.py [--json] [--only SUBSTRING] [--misses]
+Usage: python benchmarks/accuracy.py [--json] [--only SUBSTRING] [--misses] [--corpus DIR]
+(`--corpus` scores another directory of such cases, e.g. a held-out set before it joins the corpus.)
 """
 
 from __future__ import annotations
@@ -88,8 +89,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument("--only", help="score only cases whose name holds this text")
     parser.add_argument("--misses", action="store_true", help="list only the cases it gets wrong")
+    parser.add_argument("--corpus", type=Path, default=CORPUS, help="the directory of cases to score")
     args = parser.parse_args(argv)
-    results = [score_case(c) for c in cases() if not args.only or args.only in c.name]
+    results = [score_case(c) for c in cases(args.corpus) if not args.only or args.only in c.name]
     total = summary(results)
     if args.json:
         print(json.dumps({"total": total, "cases": [asdict(r) for r in results]}, indent=2))

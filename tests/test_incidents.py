@@ -4,6 +4,7 @@ diagnosed without crashing, and the engine's score on the corpus does not fall b
 from __future__ import annotations
 
 import re
+import shutil
 import sys
 from datetime import date
 from pathlib import Path
@@ -80,3 +81,13 @@ def test_the_score_does_not_fall_below_its_level():
     assert total["sub_domain_ok"] >= MIN_SUB_DOMAIN, total
     assert total["root_node_ok"] >= MIN_ROOT_NODE, total
     assert total["fully_right"] >= MIN_FULLY_RIGHT, total
+
+
+def test_another_directory_of_cases_is_scored_on_its_own(tmp_path, capsys):
+    from accuracy import main
+
+    first = cases()[0]
+    shutil.copytree(first, tmp_path / first.name)
+    assert main(["--corpus", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert first.name in out and "fully right: " in out and "/1 (" in out
