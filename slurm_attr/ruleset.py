@@ -415,10 +415,13 @@ def _patterns(path: Path, reading: _Reading) -> list[Pattern]:
     return patterns
 
 
+CLASSIFY_TABLES = ("cuda_errors", "nccl_errors", "python_exceptions")
+
+
 def _classify_tables(path: Path, reading: _Reading) -> tuple[dict[str, Any], dict[int, str]]:
     """The classification tables, and the CUDA driver API's result numbers with their texts."""
     classify = _read_yaml(path, reading)
-    for table in ("cuda_errors", "nccl_errors", "python_exceptions"):
+    for table in CLASSIFY_TABLES:
         _require(isinstance(classify.get(table), list), path.name, f"needs a '{table}' list")
         for entry in classify[table]:
             where = _locate(path, f"{table}:", str(entry.get("match") or entry.get("msg")
@@ -442,7 +445,7 @@ def _classify_tables(path: Path, reading: _Reading) -> tuple[dict[str, Any], dic
                                                for k, v in codes.items())
     _require(numbered, _locate(path, "cuda_driver_codes:"),
              "cuda_driver_codes must map result numbers to their texts")
-    tables = {table: classify[table] for table in ("cuda_errors", "nccl_errors", "python_exceptions")}
+    tables = {table: classify[table] for table in CLASSIFY_TABLES}
     return tables, dict(codes or {})
 
 

@@ -305,14 +305,13 @@ def decode_kernel_oops(fields: dict[str, str], ctx: DecodeContext) -> Classifica
         return None
     func, module = fields.get("func", ""), fields.get("module") or ""
     node = fields.get("node") or "the node"
-    kind = _driver_family(module)
-    key = _OOPS_KEYS[kind] if kind else None
-    family = _fs_family(func, module) if key is None else None
-    if key is None and family is not None:
-        key, kind = "oops.fs", f"{family} file-system"
     where = f"the {module} module ({func})" if module else f"the kernel ({func})"
     summary = f"The kernel on {node} oopsed in {where}"
-    if key is None:
+    if kind := _driver_family(module):
+        key = _OOPS_KEYS[kind]
+    elif family := _fs_family(func, module):
+        key, kind = "oops.fs", f"{family} file-system"
+    else:
         return classified(ctx, "oops.kernel", code="Kernel oops",
                           summary=f"{summary}: the task using it died.",
                           action="Drain the node and collect the full oops and the kernel version; update "

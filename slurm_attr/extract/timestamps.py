@@ -123,9 +123,7 @@ class Clock:
         return best
 
     def parse(self, line: str) -> Stamp:
-        if line.startswith("{"):
-            return self._json(line[:_JSON_HEAD])
-        if line.startswith(("\t\"", "  \"")):  # a field of `journalctl -o json-pretty`
+        if line.startswith(("{", "\t\"", "  \"")):  # a JSON line, or a field of `-o json-pretty`
             return self._json(line[:_JSON_HEAD])
         head = line[: _HEAD + 40]
         level = _DMESG_LEVEL.match(head)
@@ -141,12 +139,9 @@ class Clock:
                 return Stamp(self.boot_time + timedelta(seconds=mono), "boot_relative", mono)
             self.unplaced += 1
             return Stamp(None, "none", mono)
-        m = _DMESG_T.match(head) or _FM.match(head)
+        m = _DMESG_T.match(head) or _FM.match(head) or _SEL.match(head)
         if m:
             return self._calendar(m)
-        m = _SEL.match(head)
-        if m:
-            return self._numeric(m)
         m = _RFC3164.match(head)
         if m:
             return self._syslog(m, head)
@@ -178,18 +173,12 @@ class Clock:
         return self._iso(iso) if iso else Stamp(None, "none")
 
     def _calendar(self, m: re.Match) -> Stamp:
+        """A full date and time in the log's zone, the month by name (`mon`) or number (`mo`)."""
         try:
-            when = datetime(int(m["y"]), MONTHS[m["mon"]], int(m["d"]), int(m["h"]), int(m["mi"]),
+            month = MONTHS[m["mon"]] if "mon" in m.re.groupindex else int(m["mo"])
+            when = datetime(int(m["y"]), month, int(m["d"]), int(m["h"]), int(m["mi"]),
                             int(m["s"]), tzinfo=self.tz)
         except (KeyError, ValueError):
-            return Stamp(None, "none")
-        return Stamp(when, "exact")
-
-    def _numeric(self, m: re.Match) -> Stamp:
-        try:
-            when = datetime(int(m["y"]), int(m["mo"]), int(m["d"]), int(m["h"]), int(m["mi"]), int(m["s"]),
-                            tzinfo=self.tz)
-        except ValueError:
             return Stamp(None, "none")
         return Stamp(when, "exact")
 
