@@ -60,6 +60,7 @@ class Pattern:
     match_job: bool = False
     match_node: bool = False
     lines_after: bool = False  # record how many lines of its file follow the match
+    off_node: bool = False  # the line is about a service off the job's nodes: it names none of them
     generic: bool = False
     # role, sub_domain or priority written in the YAML for a pattern with a decoder: they win
     # over what the decoder says, so an admin's edit always takes effect.
@@ -145,7 +146,7 @@ def _require(cond: bool, where: str, message: str) -> None:
 
 PATTERN_KEYS = {"id", "kind", "origins", "keywords", "regex", "decoder", "role", "sub_domain",
                 "priority", "outcome", "code", "summary", "action", "fields", "context_before",
-                "match_job", "match_node", "lines_after"}
+                "match_job", "match_node", "lines_after", "off_node"}
 
 
 def _lines_of(path: Path) -> list[str]:
@@ -209,7 +210,7 @@ def _pattern(raw: dict[str, Any], where: str, compile_now: bool) -> Pattern:
         fields={k: str(v) for k, v in (raw.get("fields") or {}).items()},
         context_before=int(raw.get("context_before", 0)),
         match_job=bool(raw.get("match_job")), match_node=bool(raw.get("match_node")),
-        lines_after=bool(raw.get("lines_after")),
+        lines_after=bool(raw.get("lines_after")), off_node=bool(raw.get("off_node")),
         generic=raw.get("decoder") == "python_exception",
         overrides={k: raw[k] for k in ("role", "sub_domain", "priority", "outcome")
                    if k in raw and raw.get("decoder")},

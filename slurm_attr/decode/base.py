@@ -181,8 +181,9 @@ _HOST_LAYER = re.compile(r"\[(?P<host>[A-Za-z][\w-]*(?:\.[\w-]+)*):(?:mpi_rank_)
 # hold a digit, which keeps exception names (`ValueError: `) and prose out; a word that is no node
 # of the job names no host (the caller checks).
 _PDSH_LAYER = re.compile(r"(?P<host>[a-z][a-z0-9_-]*\d[a-z0-9_-]*(?:\.[a-z0-9_-]+)*): ")
-# MPICH's Hydra proxy (`[proxy:0:1@gpu-02] ...`) names the host it runs on.
-_PROXY_LAYER = re.compile(r"\[proxy:[\d:]+@(?P<host>[\w.-]+)\]")
+# MPICH's Hydra proxy (`[proxy:0:1@gpu-02] ...`) names the host it runs on, and UCX's log prefix
+# (`[1652739463.054681] [cn0022:4071024:0]   ib_iface.c:1035 UCX  ERROR ...`) host, pid and thread.
+_PROXY_LAYER = re.compile(r"\[proxy:[\d:]+@(?P<host>[\w.-]+)\]|\[(?P<ucx>[A-Za-z][\w.-]*):\d+:\d+\]\s")
 
 
 def prefix_host(line: str) -> str | None:
@@ -191,7 +192,7 @@ def prefix_host(line: str) -> str | None:
     for _ in range(_MAX_LAYERS):
         m = _HOST_LAYER.match(line) or _PROXY_LAYER.match(line) or _PDSH_LAYER.match(line)
         if m:
-            return m["host"]
+            return m["host"] or m["ucx"]
         m = _RANK_LAYER.match(line) or _STAMP_LAYER.match(line) or _TAG_LAYER.match(line)
         if not m or m.end() == 0:
             return None

@@ -24,6 +24,7 @@ OUTCOME_KEYS = frozenset({
     "torchrun.exit", "torchrun.exit.first_failure",
     "execve.spool_missing", "execve.command_missing",
     "cuda.unclassified",
+    "nccl.unclassified",
     "oops.gpu_driver", "oops.nic_driver", "oops.fs", "oops.kernel",
 })
 

@@ -55,6 +55,9 @@ def decode_sxid(fields: dict[str, str], ctx: DecodeContext) -> Classification:
 
 
 _PEER = re.compile(r"from peer (?P<peer>[A-Za-z][\w.-]*?)<\d+>")
+# NCCL quoting the CUDA runtime's error text (`Cuda failure 'named symbol not found'`, `Cuda failure 1
+# 'invalid argument'`): where NCCL's own table has no class for it, read as any other CUDA error.
+_NCCL_CUDA_FAILURE = re.compile(r"Cuda failure (?:\d+ )?'(?P<text>[^']+)'")
 
 
 def decode_nccl(fields: dict[str, str], ctx: DecodeContext) -> Classification | None:
@@ -64,12 +67,20 @@ def decode_nccl(fields: dict[str, str], ctx: DecodeContext) -> Classification | 
     peer = _PEER.search(fields.get("msg", ""))
     if peer and peer["peer"].split(".", 1)[0] in ctx.workload.nodes:
         fields["peer_node"] = peer["peer"].split(".", 1)[0]  # the far end of the failing transfer
-    return classify_from_table(ctx.ruleset.classify["nccl_errors"], fields,
-                               text=fields.get("msg", ""))
+    msg = fields.get("msg", "")
+    cls = classify_from_table(ctx.ruleset.classify["nccl_errors"], fields, text=msg)
+    cuda = _NCCL_CUDA_FAILURE.search(msg)
+    if cls is None and cuda:
+        cls = classify_from_table(ctx.ruleset.classify["cuda_errors"], {**fields, "msg": cuda["text"]},
+                                  text=cuda["text"])
+        if cls is not None:
+            cls.code = cls.code or f"CUDA error in NCCL ({cuda['text'][:60]})"
+    return cls or classified(ctx, "nccl.unclassified", code="NCCL error",
+                             summary=render("NCCL error[[ on {host}]]: {msg}", fields))
 
 
 def decode_cuda(fields: dict[str, str], ctx: DecodeContext) -> Classification | None:
-    number = fields.get("number")
+    number = fields.get("number") or fields.get("result")  # the two spellings' groups
     if number and not fields.get("msg"):  # a bare driver API result number: read as its text
         text = ctx.ruleset.cuda_driver_codes.get(int(number))
         if text is None:
@@ -359,6 +370,7 @@ def decode_os_error(fields: dict[str, str], ctx: DecodeContext) -> Classificatio
     err = fields.get("err", "")
     what = fields.get("msg") or fields.get("exc") or err
     err = err[:1].upper() + err[1:]  # Go programs print the errno's text in lower case
+    err = err.replace("Stale NFS file handle", "Stale file handle")  # glibc before 2.20
     where = f"rank {fields['rank']}" if fields.get("rank") else "the job"
     if err == "Disk quota exceeded":
         return classified(

@@ -540,7 +540,8 @@ class Engine:
     def _place(self, root: Event, live: list[Event]) -> None:
         """Give a root cause without a node the node its other evidence names (exactly one), so a
         hardware or network verdict says where; a bare non-zero exit takes the first failure's node."""
-        if root.node is not None or root.sub_domain not in self.policy.get("node_scoped_domains", []):
+        if (root.node is not None or root.sub_domain not in self.policy.get("node_scoped_domains", [])
+                or root.fields.get("off_node")):
             return
         named = {e.node for e in live if e is not root and e.node and e.sub_domain == root.sub_domain
                  and "node_from" not in e.fields}

@@ -239,7 +239,9 @@ class Extractor:
         host = prefix_host(text) if scan.origin == "app" else None
         if host:
             fields.setdefault("prefix_host", host)
-        node = self._node_for(fields, scan)
+        node = None if pattern.off_node else self._node_for(fields, scan)
+        if pattern.off_node:
+            fields["off_node"] = "yes"  # no later step may place it on a node either
         fields["node"] = node or "?"
         seen = (node, pattern.id, matched)
         if (seen in self.by_text and self.kept[(node, pattern.id)] >= self.max_events_per_rule

@@ -1,0 +1,91 @@
+"""Errors CUDA, NCCL and the job's own tools write into its output, in the formats those programs
+print them (the CUDA runtime's error strings as NCCL, ggml and shells quote them), each alone in a
+bundle: the line must name the cause, and where it says one, the node."""
+
+from __future__ import annotations
+
+import pytest
+
+from slurm_attr.analyze import analyze_bundle
+
+# (output, sub_domain, root cause code)
+MESSAGES = [
+    # ggml (llama.cpp, ollama): no space after `CUDA error:`, and its own start-up failure
+    ('{"error":{"message":"timed out waiting for llama runner to start:CUDA error:uncorrectable ECC error '
+     'encountered\\n current device:0"}}', "gpu_memory", "CUDA ECC uncorrectable"),
+    ("ggml_cuda_init: failed to initialize CUDA: system not yet initialized", "nvlink", "CUDA system not ready"),
+    # NCCL quoting a CUDA runtime text its own table has no class for
+    ("gpu-02:2871:2871 [0] misc/cudawrap.cc:182 NCCL WARN Cuda failure 'CUDA driver version is insufficient "
+     "for CUDA runtime version'", "application", "CUDA build mismatch"),
+    ("gpu-02:50555:50555 [0] NCCL WARN Cuda failure 'named symbol not found'", "application", "CUDA build mismatch"),
+    ("RuntimeError: CUDA error: device kernel image is invalid", "application", "CUDA build mismatch"),
+    # the receiving rank posted another size than its peer sent
+    ("gpu-02:1307367:1307586 [0] transport/net_ib.cc:1038 NCCL WARN NET/IB : req 0/1 tag 0 peer 10.10.23.6<58683> "
+     "collective mismatch error, local size 496640 remote size 65536", "application", "NCCL size mismatch"),
+    # XLA's CUDA async allocator, with and without digit grouping
+    ("cuMemAllocAsync failed to allocate 126,257,359,472 bytes (117.59 GiB)", "gpu_oom", "GPU OOM"),
+    # a driver API result number without its text (NVHPC/OpenACC)
+    ("Accelerator Fatal Error: call to cuCtxCreate returned error 214", "gpu_memory", "CUDA ECC uncorrectable"),
+    # an accelerator's device file held by a process outside the job
+    ("jax.errors.JaxRuntimeError: UNKNOWN: TPU initialization failed: open(/dev/vfio/0): Device or resource busy: "
+     "Device or resource busy; Couldn't open iommu group /dev/vfio/0", "host", "Accelerator held by another process"),
+    # ESTALE as glibc wrote it before 2.20
+    ("/var/spool/slurmd/job4242/slurm_script: line 9: /home/u/run/history.txt: Stale NFS file handle",
+     "storage", "ESTALE"),
+]
+
+
+@pytest.mark.parametrize(("out", "sub_domain", "code"), MESSAGES, ids=[m[2] + ":" + m[0][:40] for m in MESSAGES])
+def test_the_jobs_output_names_the_cause(make_bundle, out, sub_domain, code):
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out + "\n"}, nodes="gpu-02"))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == (sub_domain, code)
+
+
+def test_a_kernel_fault_nccl_reports_after_a_failed_transfer_is_that_transfers(make_bundle):
+    fault = "gpu-02:35917:35917 [1] init.cu:194 NCCL WARN Cuda failure 'an illegal memory access was encountered'\n"
+    ib = ("gpu-02:35917:35994 [0] transport/net_ib.cu:788 NCCL WARN NET/IB : Got completion with error 12, opcode 1, "
+          "len 0, vendor err 129\n")
+    d = analyze_bundle(make_bundle({"app/out.log": ib + fault}))
+    assert d["sub_domain"] == "network"
+    # alone, CUDA errors being sticky, it is only a lead towards the job's own kernels
+    d = analyze_bundle(make_bundle({"app/out.log": fault}))
+    assert (d["sub_domain"], d["evidence_status"]) == ("application", "hypothesis")
+
+
+def test_an_nccl_error_no_table_knows_is_kept_as_a_symptom(make_bundle):
+    line = "gpu-02:35917:35917 [1] init.cu:194 NCCL WARN Cuda failure 'a text no CUDA release prints'\n"
+    d = analyze_bundle(make_bundle({"app/out.log": line}))
+    assert d["sub_domain"] == "unknown"
+    assert [s["code"] for s in d["symptoms"] if s["kind"] == "nccl_error"] == ["NCCL error"]
+
+
+def test_a_submission_the_controller_could_not_save_is_its_disk_not_the_jobs_node(make_bundle):
+    out = "sbatch: error: Batch job submission failed: I/O error writing script/environment to file\n"
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}, nodes="gpu-02"))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("storage", "Controller could not save the job")
+    assert d["root_cause"]["nodes"] == [] and "gpu-02" not in d["verdict"]
+
+
+def test_a_lost_gpus_unknown_error_at_init_is_a_lead_to_the_gpu(make_bundle):
+    d = analyze_bundle(make_bundle({"app/out.log": "cuInit returned error 999 CUDA_ERROR_UNKNOWN\n"}, nodes="gpu-02"))
+    assert (d["sub_domain"], d["evidence_status"], d["root_cause"]["nodes"]) == ("gpu", "hypothesis", ["gpu-02"])
+
+
+def test_a_queue_the_adapter_could_not_create_is_the_locked_memory_limit_of_the_host_ucx_names(make_bundle):
+    ucx = ("[1652739463.054681] [gpu-01:4071024:0]        ib_iface.c:1035 UCX  ERROR ibv_create_cq(cqe=4096) failed: "
+           "Cannot allocate memory\n")
+    d = analyze_bundle(make_bundle({"app/out.log": ucx}))
+    assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == (
+        "host", "RDMA locked-memory limit", ["gpu-01"])
+    # a large buffer's registration may run out of the adapter's entries instead: not that verdict
+    reg = ucx.replace("ib_iface.c:1035", "ib_md.c:325").replace(
+        "ibv_create_cq(cqe=4096)", "ibv_reg_mr(address=0xabcf12c0, length=26400, access=0xf)")
+    d = analyze_bundle(make_bundle({"app/out.log": reg}))
+    assert d["root_cause"] is None or d["root_cause"]["code"] != "RDMA locked-memory limit"
+
+
+def test_a_queue_pair_that_could_not_reach_its_peer_is_a_lead_to_the_network(make_bundle):
+    line = ("gpu-01:76786:77145 [3] misc/ibvwrap.cc:284 NCCL WARN Call to ibv_modify_qp failed with 110 Connection "
+            "timed out, on dev mlx5_3:1, curr state INIT, next state RTR, local GID index 3\n")
+    d = analyze_bundle(make_bundle({"app/out.log": line}))
+    assert (d["sub_domain"], d["evidence_status"], d["root_cause"]["nodes"]) == ("network", "hypothesis", ["gpu-01"])
