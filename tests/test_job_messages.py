@@ -24,6 +24,7 @@ MESSAGES = [
      "collective mismatch error, local size 496640 remote size 65536", "application", "NCCL size mismatch"),
     # XLA's CUDA async allocator, with and without digit grouping
     ("cuMemAllocAsync failed to allocate 126,257,359,472 bytes (117.59 GiB)", "gpu_oom", "GPU OOM"),
+    ("RuntimeError: SYNHELPER workspace Allocation of size ::14493510400 failed!", "gpu_oom", "GPU OOM"),
     # a driver API result number without its text (NVHPC/OpenACC)
     ("Accelerator Fatal Error: call to cuCtxCreate returned error 214", "gpu_memory", "CUDA ECC uncorrectable"),
     # an accelerator's device file held by a process outside the job
@@ -89,3 +90,24 @@ def test_a_queue_pair_that_could_not_reach_its_peer_is_a_lead_to_the_network(mak
             "timed out, on dev mlx5_3:1, curr state INIT, next state RTR, local GID index 3\n")
     d = analyze_bundle(make_bundle({"app/out.log": line}))
     assert (d["sub_domain"], d["evidence_status"], d["root_cause"]["nodes"]) == ("network", "hypothesis", ["gpu-01"])
+
+
+def test_an_mpi_rank_killed_with_sigkill_points_at_the_oom_killer_even_quoted_without_its_banner(make_bundle):
+    banner = ("===================================================================================\n"
+              "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES\n"
+              "=   RANK 3 PID 4110 RUNNING AT gpu-02\n"
+              "=   KILLED BY SIGNAL: 9 (Killed)\n"
+              "===================================================================================\n")
+    for out in (banner, "KILLED BY SIGNAL: 9 (Killed)\n"):
+        d = analyze_bundle(make_bundle({"app/out.log": out}))
+        assert (d["sub_domain"], d["evidence_status"]) == ("host_oom", "hypothesis"), out
+
+
+def test_nvml_saying_gpu_is_lost_through_any_client_is_the_gpu_of_that_node(make_bundle):
+    plugin = ("Allocate failed due to device plugin GetPreferredAllocation rpc failed with err: unable to get device "
+              "link information: failed to get nvlink remote pci info: failed to get nvlink state: GPU is lost, which "
+              "is unexpected\n")
+    for where, text in (("nodes/gpu-02/kubelet.log", plugin),
+                        ("app/out.log", "pynvml.NVMLError_GPUIsLost: GPU is lost\n")):
+        d = analyze_bundle(make_bundle({where: text}, nodes="gpu-02"))
+        assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == ("gpu", "GPU lost", ["gpu-02"])
