@@ -23,6 +23,16 @@ MESSAGES = [
     ("network", "IB retry exceeded", ["infiniband mlx5_0: mlx5_handle_error_cqe:332:(pid 0): WC error: 12, Message: "
                                       "transport retry counter exceeded"]),
     ("storage", "NFS timeout", ["nfs: server 10.4.0.16 not responding, still trying"]),
+    ("storage", "NFS locks lost", ["NFS: nfs4_reclaim_open_state: Lock reclaim failed!"]),
+    ("host", "Fabric Manager cannot start", ['Kernel module "ib_umad" has not been loaded, fabric manager cannot be '
+                                             'started']),
+    ("host", "Fabric Manager cannot start", ["nvlsm: ibwarn: [15] umad_init: can't read ABI version from "
+                                             "/sys/class/infiniband_mad/abi_version (No such file or directory): is "
+                                             "ib_umad module loaded?"]),
+    ("network", "No InfiniBand adapter", ["Fatal error:  device '*': sys files not found "
+                                          "(/sys/class/infiniband/*/ports)"]),
+    ("gpu", "GSP not responding", ["NVRM: Rate limiting GSP RPC error prints for GPU at PCI:0000:1b:00 (printing 1 of "
+                                   "every 30).  The GPU likely needs to be reset."]),
     ("storage", "Lustre", ["LustreError: 11-0: lustre1-MDT0000-mdc-ffff8a7c4f4c1000: operation obd_ping to node "
                            "10.1.1.1@o2ib failed: rc = -107"]),
     ("storage", "Lustre", ["LNet: 1234:0:(o2iblnd_cb.c:3416:kiblnd_check_conns()) Timed out tx for 10.1.1.1@o2ib: "

@@ -101,3 +101,17 @@ def test_a_job_whose_step_could_not_start_and_then_ran_out_of_time_hung_on_it(ma
     d = analyze_bundle(make_bundle({"app/slurm-4242.out": out.replace("4242", "999")}, state="TIMEOUT",
                                    exit_code="0:15"))
     assert d["sub_domain"] == "time_limit"
+
+
+def test_a_cancel_for_a_node_failure_names_the_node_that_survived_not_the_one_that_failed(make_bundle):
+    from slurm_attr.analyze import analyze_bundle
+    out = ("slurmstepd: error: *** STEP 4242.0 ON gpu-01 CANCELLED AT 2026-11-20T10:30:00 DUE TO NODE FAILURE, SEE "
+           "SLURMCTLD LOG FOR DETAILS ***\n")
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}, state="NODE_FAIL", exit_code="0:0"))
+    assert d["sub_domain"] == "host" and "gpu-01" not in d["root_cause"]["nodes"]
+    assert [s["node"] for s in d["symptoms"] if s["code"] == "CANCELLED NODE FAILURE"] == [None]
+    # the controller's log names the node that failed
+    ctld = "[2026-11-20T10:29:30.000] Killing JobId=4242 on failed node gpu-02\n"
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out, "controller/slurmctld.log": ctld},
+                                   state="NODE_FAIL", exit_code="0:0"))
+    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("host", ["gpu-02"])

@@ -20,6 +20,8 @@ class Classification:
     action: str | None = None
     fields: dict[str, str] = field(default_factory=dict)
     node: str | None = None  # set when the line names the node (e.g. a controller message)
+    # The host the line names only reported a fault that lies on another of the job's nodes.
+    elsewhere: bool = False
     kind: str | None = None
     outcome: str | None = None  # when not the sub_domain's usual one (Pattern.outcome)
 

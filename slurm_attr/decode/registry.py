@@ -167,6 +167,10 @@ def decode_slurm_cancel(fields: dict[str, str], ctx: DecodeContext) -> Classific
         key, text = "cancel.task_failure", "The step was terminated after a task failed."
     if why == "TIME LIMIT" and fields.get("scope") == "STEP":
         text = "Slurm cancelled the job step at the job's time limit."
+    if key == "cancel.node_failure" and fields.get("host") and len(ctx.workload.nodes) > 1:
+        # The host named is the one whose slurmstepd printed the cancel: a node that survived.
+        return classified(ctx, key, f"Slurm cancelled the job on {fields['host']} because another of "
+                                    "its nodes failed.", code=f"CANCELLED {why}", elsewhere=True)
     return classified(ctx, key, text, code=f"CANCELLED {why}".strip(), node=fields.get("host"))
 
 

@@ -184,7 +184,7 @@ class Engine:
         if by.isdigit():
             by = f"uid {by}"
         fields = {"state": state, "exit_code": exit_code,
-                  "by": by or "a user or admin", "node": node or "one of the job's nodes"}
+                  "by": by or "a user or admin", "node": f"node {node}" if node else "one of the job's nodes"}
         return Event(
             kind="scheduler_state", rule="scheduler.state", node=node, time=when,
             time_quality="exact", source=SourceRef(source, 0, text),
@@ -454,8 +454,11 @@ class Engine:
     def teardown_after_scheduler_kill(self, live: list[Event]) -> None:
         if self.workload.state not in _SCHEDULER_KILL_STATES:
             return
+        # A cancel for a node failure is that failure's consequence, not a kill the errors before
+        # it could be the teardown of.
         kills = [e for e in live if e.kind in ("scheduler_state", "slurm_cancel", "time_limit",
-                                               "cancel_request") and e.time is not None]
+                                               "cancel_request") and e.time is not None
+                 and e.fields.get("why") != "NODE FAILURE"]
         if not kills:
             return
         first_kill = min(kills, key=Event.sort_key)
@@ -562,7 +565,7 @@ class Engine:
             root.fields["node_from"] = how
             spec = self.policy["scheduler_states"].get(root.code or "")
             if root.kind == "scheduler_state" and spec:  # say which node in the sentence
-                root.summary = render(spec["summary"], {**root.fields, "node": root.node})
+                root.summary = render(spec["summary"], {**root.fields, "node": f"node {root.node}"})
             self.trace.add("refine", "root_node_from_evidence", f"root placed on {root.node} ({how})",
                            [root])
 

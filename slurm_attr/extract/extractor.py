@@ -273,6 +273,8 @@ class Extractor:
             return
         if named in self.workload.nodes:
             node = named
+        elif cls.elsewhere:
+            node = None
         when, quality = self._line_time(buf, start, line_no, text, fields, scan)
         fields.pop("node", None)
         self._keep(obs, scan, seen, Event(
