@@ -30,6 +30,22 @@ MESSAGES = [
     # an accelerator's device file held by a process outside the job
     ("jax.errors.JaxRuntimeError: UNKNOWN: TPU initialization failed: open(/dev/vfio/0): Device or resource busy: "
      "Device or resource busy; Couldn't open iommu group /dev/vfio/0", "host", "Accelerator held by another process"),
+    # bash reporting a command of the batch script killed by a signal
+    ("/var/spool/slurmd/job4242/slurm_script: line 12: 12345 Killed                  python train.py",
+     "host_oom", "command SIGKILL"),
+    ("/var/spool/slurmd/job4242/slurm_script: line 12: 12345 Bus error               (core dumped) python train.py",
+     "host", "SIGBUS (shared memory)"),
+    ("A process or daemon was unable to complete a TCP connection to another process:", "network",
+     "MPI TCP connect failed"),
+    ("srun: error: Task launch for StepId=4242.0 failed on node gpu-02: Invalid node name specified", "host",
+     "Task launch failed"),
+    # PyTorch's shared-memory files live in /dev/shm: not the job's file system
+    ("RuntimeError: unable to write to file </torch_18692_1954506624>: No space left on device (28)", "host",
+     "/dev/shm full"),
+    ("RuntimeError: unable to mmap 1024 bytes from file </torch_1234_5678>: Cannot allocate memory (12)", "host",
+     "/dev/shm full"),
+    ("OSError: [Errno 12] Cannot allocate memory", "host_oom", "ENOMEM"),
+    ("slurmstepd: error: Exceeded step memory limit at some point.", "host_oom", "memory limit exceeded"),
     # ESTALE as glibc wrote it before 2.20
     ("/var/spool/slurmd/job4242/slurm_script: line 9: /home/u/run/history.txt: Stale NFS file handle",
      "storage", "ESTALE"),

@@ -29,6 +29,8 @@ MESSAGES = [
     ("host", "Fabric Manager cannot start", ["nvlsm: ibwarn: [15] umad_init: can't read ABI version from "
                                              "/sys/class/infiniband_mad/abi_version (No such file or directory): is "
                                              "ib_umad module loaded?"]),
+    ("network", "NIC link down", ["ice 0000:af:00.0 ens1f0: NIC Link is Down"]),
+    ("host", "Host hardware error", ["mce: [Hardware Error]: CPU 12: Machine Check Exception: 5 Bank 4: be00000000800400"]),
     ("network", "No InfiniBand adapter", ["Fatal error:  device '*': sys files not found "
                                           "(/sys/class/infiniband/*/ports)"]),
     ("gpu", "GSP not responding", ["NVRM: Rate limiting GSP RPC error prints for GPU at PCI:0000:1b:00 (printing 1 of "
@@ -143,3 +145,18 @@ def test_the_bmcs_event_log_names_a_failed_part_during_the_job(make_bundle, even
     earlier = analyze_bundle(make_bundle({"nodes/gpu-02/sel.txt": sel.replace("11/20/2026", "11/19/2026")},
                                          exit_code="0:9"))
     assert earlier["root_cause"]["code"] != "BMC hardware event"
+
+
+@pytest.mark.parametrize(("line", "died"), [
+    ("slurmd.service: Main process exited, code=killed, status=9/KILL", True),
+    ("munge.service: Failed with result 'oom-kill'.", True),
+    ("slurmd.service: Main process exited, code=killed, status=15/TERM", False),   # a stop or restart
+])
+def test_systemd_saying_a_daemon_the_node_runs_jobs_with_died_names_the_node(make_bundle, line, died):
+    log = f"Nov 20 10:30:00 gpu-02 systemd[1]: {line}\n"
+    d = analyze_bundle(make_bundle({"nodes/gpu-02/syslog": log, "app/out.log": ABORTED}))
+    if died:
+        assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == (
+            "host", "Node daemon died", ["gpu-02"])
+    else:
+        assert d["root_cause"] is None
