@@ -46,6 +46,7 @@ MESSAGES = [
      "/dev/shm full"),
     ("OSError: [Errno 12] Cannot allocate memory", "host_oom", "ENOMEM"),
     ("slurmstepd: error: Exceeded step memory limit at some point.", "host_oom", "memory limit exceeded"),
+    ("Failed to initialize NVML: Unknown Error", "host", "NVML unavailable"),
     # ESTALE as glibc wrote it before 2.20
     ("/var/spool/slurmd/job4242/slurm_script: line 9: /home/u/run/history.txt: Stale NFS file handle",
      "storage", "ESTALE"),

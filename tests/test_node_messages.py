@@ -40,6 +40,7 @@ MESSAGES = [
     ("storage", "Lustre", ["LNet: 1234:0:(o2iblnd_cb.c:3416:kiblnd_check_conns()) Timed out tx for 10.1.1.1@o2ib: "
                            "4 seconds"]),
     ("storage", "GPFS", ["mmfs: [E] Node 10.0.0.5 (gpu-02) lease renewal is overdue. Pinging to check if it is alive"]),
+    ("storage", "GPFS", ["mmfs: [N] Node 10.0.0.2 (gpu-02) is being expelled because of an expired lease."]),
     ("storage", "I/O error", ["md/raid0:md0: Disk failure on nvme0n1p1 detected, failing array."]),
     ("storage", "I/O error", ["EXT4-fs (md0): Remounting filesystem read-only"]),
     ("storage", "I/O error", ["EXT4-fs error (device sda1): ext4_find_entry:1455: inode #2: comm python: reading "
