@@ -30,6 +30,12 @@ MESSAGES = [
                                              "/sys/class/infiniband_mad/abi_version (No such file or directory): is "
                                              "ib_umad module loaded?"]),
     ("network", "NIC link down", ["ice 0000:af:00.0 ens1f0: NIC Link is Down"]),
+    ("gpu_memory", "AMD GPU UMC uncorrectable", ["amdgpu 0000:c1:00.0: amdgpu: socket: 0, die: 0, 1 new uncorrectable "
+                                                 "hardware errors detected in umc block"]),
+    ("gpu", "AMD GPU uncorrectable", ["amdgpu 0000:c1:00.0: amdgpu: socket: 0, die: 0, 2 new uncorrectable hardware "
+                                      "errors detected in gfx block"]),
+    ("application", "AMD GPU page fault", ["amdgpu 0000:c1:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:24 vmid:3 "
+                                           "pasid:32777, for process python pid 1234 thread python pid 1234)"]),
     ("host", "Host hardware error", ["mce: [Hardware Error]: CPU 12: Machine Check Exception: 5 Bank 4: be00000000800400"]),
     ("network", "No InfiniBand adapter", ["Fatal error:  device '*': sys files not found "
                                           "(/sys/class/infiniband/*/ports)"]),
