@@ -239,9 +239,10 @@ class Extractor:
         host = prefix_host(text) if scan.origin == "app" else None
         if host:
             fields.setdefault("prefix_host", host)
-        node = None if pattern.off_node else self._node_for(fields, scan)
         if pattern.off_node:
-            fields["off_node"] = "yes"  # no later step may place it on a node either
+            node, fields["off_node"] = None, "yes"  # no later step may place it on a node either
+        else:
+            node = self._node_for(fields, scan)
         fields["node"] = node or "?"
         seen = (node, pattern.id, matched)
         if (seen in self.by_text and self.kept[(node, pattern.id)] >= self.max_events_per_rule
