@@ -36,6 +36,8 @@ MESSAGES = [
      "FAILED", "1:0", "host", "MPI daemon lost", ["gpu-02"]),
     ("app", "srun: error: Unable to create step for job 4242: Memory required by task is not available",
      "FAILED", "1:0", "host", "Step creation refused (memory)", None),
+    ("app", "srun: error: fwd_tree_thread: can't find address for host gpu-02, check slurm.conf",
+     "FAILED", "1:0", "network", "DNS failure", ["gpu-02"]),
     ("app", "srun: error: Unable to create step for job 4242: Requested node configuration is not available",
      "FAILED", "1:0", "application", "Step request outside the allocation", None),
     ("controller", "[2026-11-20T10:59:00.123] error: Nodes gpu-02 not responding, setting DOWN\n"
