@@ -416,7 +416,7 @@ def _patterns(path: Path, reading: _Reading) -> list[Pattern]:
     return patterns
 
 
-CLASSIFY_TABLES = ("cuda_errors", "nccl_errors", "python_exceptions")
+CLASSIFY_TABLES = ("cuda_errors", "nccl_errors", "python_exceptions", "health_checks")
 
 
 def _classify_tables(path: Path, reading: _Reading) -> tuple[dict[str, Any], dict[int, str]]:

@@ -117,3 +117,21 @@ def test_a_cancel_for_a_node_failure_names_the_node_that_survived_not_the_one_th
     d = analyze_bundle(make_bundle({"app/slurm-4242.out": out, "controller/slurmctld.log": ctld},
                                    state="NODE_FAIL", exit_code="0:0"))
     assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("host", ["gpu-02"])
+
+
+@pytest.mark.parametrize(("reason", "sub_domain", "code"), [
+    ("NHC: check_hw_ib: No IB port mlx5_0:1 is ACTIVE (LinkUp 100 Gb/sec).", "network", "Health check (network)"),
+    ("NHC: check_fs_mount: /lustre not mounted", "storage", "Health check (file system)"),
+    ("NHC: check_nv_healthmon: GPU 3 failed", "gpu", "Health check (GPU)"),
+    ("gpu health: Xid 79 on GPU 0000:18:00.0", "gpu", "Health check (GPU)"),
+    ("NHC: check_hw_physmem: Actual RAM size 1006 GB less than minimum 1024 GB", "host", "Health check (node)"),
+    ("PSU failure reported by the BMC", "host", "Node DOWN"),     # the admin's own words: the node
+])
+def test_a_health_check_that_took_the_node_out_names_the_failed_part(make_bundle, reason, sub_domain, code):
+    from slurm_attr.analyze import analyze_bundle
+    ctld = (f"[2026-11-20T10:30:00.000] update_node: node gpu-02 reason set to: {reason}\n"
+            "[2026-11-20T10:30:01.000] update_node: node gpu-02 state set to DOWN\n"
+            "[2026-11-20T10:30:02.000] Killing JobId=4242 on failed node gpu-02\n")
+    d = analyze_bundle(make_bundle({"controller/slurmctld.log": ctld}, state="NODE_FAIL", exit_code="0:0"))
+    assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == (sub_domain, code, ["gpu-02"])
+    assert reason.rstrip(".") in d["verdict"]

@@ -596,7 +596,8 @@ def s_node_down_admin() -> Job:
     job.ctl(sec, "update_node: node gpu-503 state set to DOWN")
     job.ctl(sec + 1, f"Killing JobId={job.job_id} on failed node gpu-503")
     job.end = job.at(sec + 1)
-    job.expected = {"outcome": "hardware", "sub_domain": "host", "root_cause": {"nodes": ["gpu-503"]}}
+    job.expected = {"outcome": "infrastructure", "sub_domain": "network",
+                    "root_cause": {"code": "Health check (network)", "nodes": ["gpu-503"]}}
     return job
 
 

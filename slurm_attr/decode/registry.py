@@ -207,6 +207,11 @@ def decode_controller_nodes(fields: dict[str, str], ctx: DecodeContext) -> Class
     node = ours[0]
     fields["node_list"] = ",".join(ours)
     if fields.get("reason") is not None:
+        checked = classify_from_table(ctx.ruleset.classify["health_checks"], {**fields, "node": node},
+                                      text=fields["reason"])
+        if checked is not None:  # a health check that names the failed part
+            checked.node, checked.kind = node, "node_health_check"
+            return checked
         return classified(ctx, "node.reason", code="Node reason", node=node,
                           summary=f"An admin or health check set the reason on {node}: "
                                   f"{fields['reason']}")
