@@ -183,18 +183,21 @@ _HOST_LAYER = re.compile(r"\[(?P<host>[A-Za-z][\w-]*(?:\.[\w-]+)*):(?:mpi_rank_)
 # hold a digit, which keeps exception names (`ValueError: `) and prose out; a word that is no node
 # of the job names no host (the caller checks).
 _PDSH_LAYER = re.compile(r"(?P<host>[a-z][a-z0-9_-]*\d[a-z0-9_-]*(?:\.[a-z0-9_-]+)*): ")
-# MPICH's Hydra proxy (`[proxy:0:1@gpu-02] ...`) names the host it runs on, and UCX's log prefix
-# (`[1652739463.054681] [cn0022:4071024:0]   ib_iface.c:1035 UCX  ERROR ...`) host, pid and thread.
-_PROXY_LAYER = re.compile(r"\[proxy:[\d:]+@(?P<host>[\w.-]+)\]|\[(?P<ucx>[A-Za-z][\w.-]*):\d+:\d+\]\s")
+# MPICH's Hydra proxy (`[proxy:0:1@gpu-02] ...`) names the host it runs on.
+_PROXY_LAYER = re.compile(r"\[proxy:[\d:]+@(?P<host>[\w.-]+)\]")
+# UCX's log prefix names host, pid and thread (`[1652739463.054681] [cn0022:4071024:0]   ib_iface.c:1035
+# UCX  ERROR ...`).
+_UCX_LAYER = re.compile(r"\[(?P<host>[A-Za-z][\w.-]*):\d+:\d+\]\s")
 
 
 def prefix_host(line: str) -> str | None:
     """The host a launcher's prefix layer names (`[host:N]:`, `[proxy:0:1@host]`, pdsh's `host: `),
     looking through the layers in front."""
     for _ in range(_MAX_LAYERS):
-        m = _HOST_LAYER.match(line) or _PROXY_LAYER.match(line) or _PDSH_LAYER.match(line)
+        m = (_HOST_LAYER.match(line) or _PROXY_LAYER.match(line) or _UCX_LAYER.match(line)
+             or _PDSH_LAYER.match(line))
         if m:
-            return m["host"] or m["ucx"]
+            return m["host"]
         m = _RANK_LAYER.match(line) or _STAMP_LAYER.match(line) or _TAG_LAYER.match(line)
         if not m or m.end() == 0:
             return None

@@ -71,12 +71,17 @@ def decode_nccl(fields: dict[str, str], ctx: DecodeContext) -> Classification | 
     cls = classify_from_table(ctx.ruleset.classify["nccl_errors"], fields, text=msg)
     cuda = _NCCL_CUDA_FAILURE.search(msg)
     if cls is None and cuda:
-        cls = classify_from_table(ctx.ruleset.classify["cuda_errors"], {**fields, "msg": cuda["text"]},
-                                  text=cuda["text"])
-        if cls is not None:
-            cls.code = cls.code or f"CUDA error in NCCL ({cuda['text'][:60]})"
+        cls = _cuda_class(ctx, {**fields, "msg": cuda["text"]}, cuda["text"], "CUDA error in NCCL")
     return cls or classified(ctx, "nccl.unclassified", code="NCCL error",
                              summary=render("NCCL error[[ on {host}]]: {msg}", fields))
+
+
+def _cuda_class(ctx: DecodeContext, fields: dict[str, str], text: str, label: str) -> Classification | None:
+    """The CUDA table's class of an error text; a class without a code is named by the text."""
+    cls = classify_from_table(ctx.ruleset.classify["cuda_errors"], fields, text=text)
+    if cls is not None:
+        cls.code = cls.code or f"{label} ({text[:60]})"
+    return cls
 
 
 def decode_cuda(fields: dict[str, str], ctx: DecodeContext) -> Classification | None:
@@ -88,10 +93,8 @@ def decode_cuda(fields: dict[str, str], ctx: DecodeContext) -> Classification | 
             return classified(ctx, "cuda.unclassified", code=f"CUDA driver error {number}", summary=summary)
         fields["msg"] = text
     msg = fields.get("msg", "").strip()
-    cls = classify_from_table(ctx.ruleset.classify["cuda_errors"], fields, text=msg)
-    if cls is not None:
-        cls.code = cls.code or f"CUDA error ({msg[:60]})"
-    elif not fields.get("generic_rule"):  # an exception line falls back to its exception instead
+    cls = _cuda_class(ctx, fields, msg, "CUDA error")
+    if cls is None and not fields.get("generic_rule"):  # an exception line falls back to its exception
         summary = render("CUDA reported '{msg}'[[ to rank {rank}]].", {**fields, "msg": msg[:200]})
         cls = classified(ctx, "cuda.unclassified", code=f"CUDA error ({msg[:60]})", summary=summary)
     return cls

@@ -63,6 +63,11 @@ _STEP_STATES_THAT_EXPLAIN = {"OUT_OF_MEMORY", "NODE_FAIL"}
 _STEP_OK = {"COMPLETED", "RUNNING", "PENDING", ""}
 
 
+def _node_phrase(node: str | None) -> str:
+    """The {node} of a scheduler state's sentence (policy `scheduler_states`)."""
+    return f"node {node}" if node else "one of the job's nodes"
+
+
 def _expand(nodes: str | None) -> list[str]:
     try:
         return hostlist.expand_hostlist(nodes) if nodes else []
@@ -184,7 +189,7 @@ class Engine:
         if by.isdigit():
             by = f"uid {by}"
         fields = {"state": state, "exit_code": exit_code,
-                  "by": by or "a user or admin", "node": f"node {node}" if node else "one of the job's nodes"}
+                  "by": by or "a user or admin", "node": _node_phrase(node)}
         return Event(
             kind="scheduler_state", rule="scheduler.state", node=node, time=when,
             time_quality="exact", source=SourceRef(source, 0, text),
@@ -565,7 +570,7 @@ class Engine:
             root.fields["node_from"] = how
             spec = self.policy["scheduler_states"].get(root.code or "")
             if root.kind == "scheduler_state" and spec:  # say which node in the sentence
-                root.summary = render(spec["summary"], {**root.fields, "node": f"node {root.node}"})
+                root.summary = render(spec["summary"], {**root.fields, "node": _node_phrase(root.node)})
             self.trace.add("refine", "root_node_from_evidence", f"root placed on {root.node} ({how})",
                            [root])
 
