@@ -1,7 +1,8 @@
 """What hostile inputs cost: a bundle whose job output is a decompression bomb, one gigantic
 line, a flood of lines every one of which a rule matches (beside the same number of lines no
-rule matches), or long lines built to make the rules' regexes backtrack, beside the same bundle
-without it (the baseline, measured in the same run).
+rule matches), or long lines built to make the rules' regexes backtrack (a run a greedy class
+accepts, or one keyword repeated end to end), beside the same bundle without it (the baseline,
+measured in the same run).
 
 Each analysis runs in a fresh process; the figures are medians of --repeat runs of wall time
 and peak RSS.
@@ -68,6 +69,8 @@ WARN = (b"gpu-01:1234:5678 [0] NCCL WARN NET/IB : Got completion from peer 10.0.
 FILLER = b"x" * (len(WARN) - 1) + b"\n"  # as long as WARN, matched by no rule
 # A keyword followed by a long run a leading greedy class accepts: quadratic for a naive search.
 BACKTRACK = b"NCCL WARN" + b"1" * (64 << 10) + b"\n"
+# A keyword repeated end to end: a regex with a class on both sides of it tries every pair of them.
+REPEATED_KEYWORD = b"nvls" * (16 << 10) + b" NCCL WARN\n"
 
 
 def many_lines(path: Path, count: int, line: bytes) -> Path:
@@ -105,6 +108,8 @@ def main() -> None:
                 work / "warns", many_lines(work / "warns.log", args.matching_lines, WARN)),
             f"{args.backtrack_lines} 64 KiB backtrack lines": bundle(
                 work / "backtrack", many_lines(work / "backtrack.log", args.backtrack_lines, BACKTRACK)),
+            f"{args.backtrack_lines} 64 KiB keyword-run lines": bundle(
+                work / "keywords", many_lines(work / "keywords.log", args.backtrack_lines, REPEATED_KEYWORD)),
         }
         base = None
         print(f"{'case':<30} {'median s':>9} {'x base':>7} {'RSS MB':>7} {'read MB':>8}  job_output")

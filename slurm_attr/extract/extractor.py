@@ -157,17 +157,18 @@ class Extractor:
             buf = tail + block
             offset = len(tail)
             counted_to, counted_lines = offset, line_base
-            last_start = -1
+            line_end = 0
             for pos in prefilter.hits(buf, offset):
+                if pos < line_end:
+                    continue  # another keyword of a line already seen: no search back for its start
                 start = buf.rfind(b"\n", 0, pos) + 1
-                if start == last_start or start < offset:
+                end = buf.find(b"\n", pos)
+                line_end = end if end >= 0 else len(buf)
+                if start < offset:
                     continue
-                last_start = start
                 counted_lines += buf.count(b"\n", counted_to, start)
                 counted_to = start
-                end = buf.find(b"\n", pos)
-                self._hit(buf, start, end if end >= 0 else len(buf), counted_lines + 1,
-                          prefilter, scan, obs)
+                self._hit(buf, start, line_end, counted_lines + 1, prefilter, scan, obs)
             line_base += block.count(b"\n")
             tail = buf[-_LOOKBACK_BYTES:]
             last_block = block
