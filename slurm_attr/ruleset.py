@@ -559,9 +559,9 @@ def _check_hung_on(policy: dict[str, Any], path: Path) -> None:
         return
     ok = (isinstance(spec, dict) and {"states", "kinds", "priority", "note"} <= set(spec)
           and _names(spec["states"]) and _names(spec["kinds"]) and _percent(spec["priority"])
-          and isinstance(spec["note"], str))
+          and isinstance(spec["note"], str) and ("codes" not in spec or _names(spec["codes"])))
     _require(ok, _locate(path, "hung_on:"),
-             "hung_on needs states and kinds (lists of names), priority (0-100) and note")
+             "hung_on needs states and kinds (lists of names), priority (0-100) and note; codes is a list")
 
 
 def _check_absent_from_timeouts(policy: dict[str, Any], path: Path) -> None:

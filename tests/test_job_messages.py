@@ -50,6 +50,30 @@ MESSAGES = [
     # ESTALE as glibc wrote it before 2.20
     ("/var/spool/slurmd/job4242/slurm_script: line 9: /home/u/run/history.txt: Stale NFS file handle",
      "storage", "ESTALE"),
+    # the checks of NVIDIA's multi-GPU samples and of the CUDA samples (helper_cuda.h: the name only)
+    ('ERROR: CUDA RT call "cudaMalloc(&a_new, nx * ny * sizeof(real))" in line 378 of file jacobi.cpp failed with '
+     "out of memory (2).", "gpu_oom", "CUDA error (out of memory)"),
+    ('CUDA error at test.cu:44 code=35(cudaErrorInsufficientDriver) "cudaMalloc((void **)&d_u, sizeof(float)*NX)"',
+     "application", "CUDA build mismatch"),
+    # TensorFlow 1.x names the device on the next line, or not at all
+    ("ResourceExhaustedError (see above for traceback): OOM when allocating tensor with shape[5760,4,4,2048]",
+     "gpu_oom", "GPU OOM"),
+    # XLA's BFC allocator, a TPU's compiler and PyTorch/XLA out of device memory
+    ("2026-11-20 10:22:35.625179: W external/tsl/tsl/framework/bfc_allocator.cc:485] Allocator (GPU_0_bfc) ran out "
+     "of memory trying to allocate 37.88GiB (rounded to 40675475712)requested by op", "gpu_oom", "GPU OOM"),
+    ("  Compilation failure: Ran out of memory in memory space hbm. Used 8.38G of 8.00G hbm. Exceeded hbm capacity "
+     "by 385.25M.", "gpu_oom", "GPU OOM"),
+    ("2026-11-20 10:48:58 10.128.0.33 [3]   (1) Resource exhausted: Attempting to allocate 180.59M. That was not "
+     "possible. There are 142.58M free.; (0x3x0_HBM1)", "gpu_oom", "GPU OOM"),
+    # older PyTorch gives no reason for the shared-memory file it could not write
+    ("RuntimeError: unable to write to file </torch_1394_2747491098>", "host", "/dev/shm full"),
+    ("nvidia-container-cli: initialization error: nvml error: driver/library version mismatch: unknown.", "host",
+     "NVIDIA driver version mismatch"),
+    ("socketPollConnect: connect to 169.254.170.23<34567> returned Connection refused, retrying (13/34)",
+     "application", "NCCL on a link-local address"),
+    # PyTorch quotes ncclGetErrorString: older NCCL's text for ncclInternalError is just "internal error"
+    ("RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1275, internal error, NCCL "
+     "version 2.14.3", "application", "ncclInternalError"),
 ]
 
 
@@ -128,3 +152,65 @@ def test_nvml_saying_gpu_is_lost_through_any_client_is_the_gpu_of_that_node(make
                         ("app/out.log", "pynvml.NVMLError_GPUIsLost: GPU is lost\n")):
         d = analyze_bundle(make_bundle({where: text}, nodes="gpu-02"))
         assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == ("gpu", "GPU lost", ["gpu-02"])
+
+
+def test_cuda_errors_after_an_out_of_memory_are_its_cascade(make_bundle):
+    out = "".join(f'ERROR: CUDA RT call "{call}" in line {n} of file jacobi.cpp failed with {text}.\n' for call, n, text in (
+        ("cudaMalloc(&a_new, nx * ny * sizeof(real))", 378, "out of memory (2)"),
+        ("cudaMemset(a_new, 0, nx * ny * sizeof(real))", 381, "invalid argument (1)"),
+        ("cudaDeviceSynchronize()", 385, "an illegal memory access was encountered (700)")))
+    d = analyze_bundle(make_bundle({"app/out.log": out}))
+    assert d["sub_domain"] == "gpu_oom"
+
+
+def test_an_allocation_the_bfc_allocator_says_is_not_a_failure_is_not_a_gpu_oom(make_bundle):
+    line = ("W tensorflow/core/common_runtime/bfc_allocator.cc:275] Allocator (GPU_0_bfc) ran out of memory trying to "
+            "allocate 2.20GiB with freed_by_count=0. The caller indicates that this is not a failure, but may mean "
+            "that there could be performance gains if more memory were available.\n")
+    d = analyze_bundle(make_bundle({"app/out.log": line}))
+    assert d["sub_domain"] != "gpu_oom"
+
+
+def test_a_tensor_tensorflow_could_not_place_in_host_memory_is_not_a_gpu_oom(make_bundle):
+    line = ("ResourceExhaustedError: OOM when allocating tensor with shape[5760,4,4,2048] and type float on "
+            "/job:localhost/replica:0/task:0/device:CPU:0 by allocator cpu\n")
+    d = analyze_bundle(make_bundle({"app/out.log": line}))
+    assert d["sub_domain"] != "gpu_oom"
+
+
+def test_nccl_given_a_link_local_interface_is_its_setting_but_infinibands_link_local_gids_are_not(make_bundle):
+    using = ("gpu-01:83:83 [0] NCCL INFO NET/Socket : Using [0]enp73s0:10.1.216.156<0> "
+             "[1]pod-id-link0:169.254.170.23<0>\n")
+    d = analyze_bundle(make_bundle({"app/out.log": using}))
+    assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == (
+        "application", "NCCL on a link-local address", ["gpu-01"])
+    assert "pod-id-link0" in d["verdict"]
+    ib = ("gpu-01:19989:20082 [1] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer "
+          "fe80::966d:ae03:8b:df78%ib0<53249> with error 4, opcode 32564, len 32564, vendor err 81 (Send)\n")
+    d = analyze_bundle(make_bundle({"app/out.log": ib}))
+    assert d["sub_domain"] == "network"
+
+
+def test_a_job_that_ran_out_of_time_after_nccls_socket_to_a_peer_timed_out_hung_on_it(make_bundle):
+    out = ("gpu-02:83:2526 [0] misc/socket.cc:503 NCCL WARN Net : Call to recv from 10.0.0.1<41468> failed : "
+           "Connection timed out\n"
+           "slurmstepd: error: *** JOB 4242 ON gpu-01 CANCELLED AT 2026-11-20T10:59:00 DUE TO TIME LIMIT ***\n")
+    d = analyze_bundle(make_bundle({"app/out.log": out}, state="TIMEOUT", exit_code="0:15"))
+    assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == (
+        "network", "NCCL socket timeout", ["gpu-02"])
+    # in a job that failed by itself it is only a lead
+    d = analyze_bundle(make_bundle({"app/out.log": out.splitlines()[0] + "\n"}))
+    assert (d["sub_domain"], d["evidence_status"]) == ("network", "hypothesis")
+
+
+def test_a_program_open_mpi_could_not_run_on_one_node_after_others_started_is_that_nodes_file_system(make_bundle):
+    def message(rank: int) -> str:
+        return ("mpirun was unable to launch the specified application as it could not access\n"
+                "or execute an executable:\n\nExecutable: /scratch/u/run/model.exe\nNode: gpu-02\n\n"
+                f"while attempting to start process rank {rank}.\n")
+    d = analyze_bundle(make_bundle({"app/out.log": message(288)}))
+    assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == (
+        "storage", "Program missing on a node", ["gpu-02"])
+    # the first rank: the path itself is wrong
+    d = analyze_bundle(make_bundle({"app/out.log": message(0)}))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("application", "exec failed")

@@ -40,6 +40,7 @@ MESSAGES = [
      "FAILED", "1:0", "network", "DNS failure", ["gpu-02"]),
     ("app", "srun: error: Unable to create step for job 4242: Requested node configuration is not available",
      "FAILED", "1:0", "application", "Step request outside the allocation", None),
+    ("app", "srun: fatal: Invalid user id: 1046", "FAILED", "1:0", "host", "User unknown on the node", None),
     ("controller", "[2026-11-20T10:59:00.123] error: Nodes gpu-02 not responding, setting DOWN\n"
                    "[2026-11-20T10:59:00.200] Killing JobId=4242 on failed node gpu-02",
      "NODE_FAIL", "0:0", "host", None, ["gpu-02"]),
@@ -135,3 +136,13 @@ def test_a_health_check_that_took_the_node_out_names_the_failed_part(make_bundle
     d = analyze_bundle(make_bundle({"controller/slurmctld.log": ctld}, state="NODE_FAIL", exit_code="0:0"))
     assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == (sub_domain, code, ["gpu-02"])
     assert reason.rstrip(".") in d["verdict"]
+
+
+def test_a_slurmd_that_could_not_start_is_its_nodes_fault(make_bundle):
+    from slurm_attr.analyze import analyze_bundle
+    log = ("[2026-11-20T10:00:14.247] error: Couldn't find the specified plugin name for cgroup/v2 looking at all files\n"
+           "[2026-11-20T10:00:14.247] error: Unable to initialize cgroup plugin\n"
+           "[2026-11-20T10:00:14.247] error: slurmd initialization failed\n")
+    d = analyze_bundle(make_bundle({"nodes/gpu-02/slurmd.log": log}))
+    assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == (
+        "host", "slurmd could not start", ["gpu-02"])

@@ -23,6 +23,7 @@ OUTCOME_KEYS = frozenset({
     "torchrun.signal", "torchrun.signal.first_failure",
     "torchrun.exit", "torchrun.exit.first_failure",
     "execve.spool_missing", "execve.command_missing",
+    "mpi_exec.missing_on_node", "mpi_exec.missing",
     "cuda.unclassified",
     "nccl.unclassified",
     "oops.gpu_driver", "oops.nic_driver", "oops.fs", "oops.kernel",

@@ -467,6 +467,38 @@ def decode_execve(fields: dict[str, str], ctx: DecodeContext) -> Classification:
         action="Fix the command or the environment (module load, PATH, container) and resubmit.")
 
 
+_HELP_LINE = re.compile(r"^\s*(?P<key>Executable|Node):\s*(?P<value>\S+)")
+
+
+def decode_mpi_exec_missing(fields: dict[str, str], ctx: DecodeContext) -> Classification | None:
+    """Open MPI's help message for a program it could not access or execute on a node; the
+    executable and the node are on the lines above its last one."""
+    said: dict[str, str] = {}
+    for line in reversed(ctx.before):
+        body, _ = strip_rank(line)
+        if "could not access" in body:
+            break
+        if m := _HELP_LINE.match(body):
+            said.setdefault(m["key"], m["value"])
+    else:
+        return None  # not that message
+    path, node = said.get("Executable", "the program"), said.get("Node")
+    if int(fields.get("mpi_rank") or 0) > 0 and node:
+        return classified(
+            ctx, "mpi_exec.missing_on_node", code="Program missing on a node", node=node,
+            summary=f"Open MPI could not access or execute {path} on {node}, after the ranks before "
+                    f"{fields['mpi_rank']} had started elsewhere: that node's view of the file system "
+                    "holding it (not mounted, stale or out of date there).",
+            action=f"Check the file system holding {path} on {node} (mounted, ls -l the path there, "
+                   "a client cache that has not seen it change); drain the node until it sees it.")
+    return classified(
+        ctx, "mpi_exec.missing", code="exec failed", node=node,
+        summary=f"Open MPI could not access or execute the job's program {path}: a wrong path or "
+                "missing permissions.",
+        action="Fix the program's path or permissions (an absolute path on a file system every node "
+               "mounts) and resubmit.")
+
+
 DECODERS: dict[str, Callable[[dict[str, str], DecodeContext], Classification | None]] = {
     "xid": decode_xid,
     "sxid": decode_sxid,
@@ -482,6 +514,7 @@ DECODERS: dict[str, Callable[[dict[str, str], DecodeContext], Classification | N
     "os_error": decode_os_error,
     "torchrun_failure": decode_torchrun_failure,
     "execve": decode_execve,
+    "mpi_exec_missing": decode_mpi_exec_missing,
 }
 
 __all__ = ["DECODERS", "render"]
