@@ -71,6 +71,12 @@ MESSAGES = [
      "NVIDIA driver version mismatch"),
     ("socketPollConnect: connect to 169.254.170.23<34567> returned Connection refused, retrying (13/34)",
      "application", "NCCL on a link-local address"),
+    # the driver's own libraries come with the node's driver (or the container runtime's hook)
+    ("ImportError: libcuda.so.1: cannot open shared object file: No such file or directory", "host",
+     "NVIDIA driver library missing"),
+    ('Warning  Failed  113s  kubelet  Error: container create failed: time="2026-11-20T10:35:13Z" level=error '
+     'msg="runc create failed: unable to start container process: container init was OOM-killed (memory limit too '
+     'low?)"', "host_oom", "Container OOM-killed"),
     # PyTorch quotes ncclGetErrorString: older NCCL's text for ncclInternalError is just "internal error"
     ("RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1275, internal error, NCCL "
      "version 2.14.3", "application", "ncclInternalError"),
@@ -214,3 +220,16 @@ def test_a_program_open_mpi_could_not_run_on_one_node_after_others_started_is_th
     # the first rank: the path itself is wrong
     d = analyze_bundle(make_bundle({"app/out.log": message(0)}))
     assert (d["sub_domain"], d["root_cause"]["code"]) == ("application", "exec failed")
+
+
+def test_a_segfault_of_the_jobs_process_is_a_lead_to_its_code_that_a_node_fault_outranks(make_bundle):
+    crash = ("[gpu-01:5665 :0:5665] Caught signal 11 (Segmentation fault: address not mapped to object at address "
+             "(nil))\n")
+    nccl = ("gpu-01:5665:5801 [2] proxy.cc:1521 NCCL WARN [Proxy Service 2] Failed to execute operation Connect "
+            "from rank 2, retcode 3\n")
+    d = analyze_bundle(make_bundle({"app/out.log": nccl + crash}))
+    assert (d["sub_domain"], d["evidence_status"], d["root_cause"]["code"]) == (
+        "application", "hypothesis", "Segmentation fault")
+    xid = "Nov 20 10:30:00 gpu-01 kernel: NVRM: Xid (PCI:0000:18:00): 79, pid=5665, GPU has fallen off the bus.\n"
+    d = analyze_bundle(make_bundle({"app/out.log": crash, "nodes/gpu-01/syslog": xid}))
+    assert d["sub_domain"] == "gpu"

@@ -99,6 +99,12 @@ MESSAGES = [
     ("network", "HCA failure", ["mlx5_core 0000:3b:00.0: mlx5_fw_fatal_reporter_err_work:700:(pid 1234): Driver is "
                                 "in error state. Unloading"]),
     ("host_oom", "OOM (nothing to kill)", ["Out of memory and no killable processes..."]),
+    ("gpu", "GPU lost", ["Pod Allocate failed due to device plugin GetPreferredAllocation rpc failed with err: rpc "
+                         "error: code = Unknown desc = error getting list of preferred allocation devices: unable to "
+                         "retrieve list of available devices: error creating nvml.Device 0: nvml: Unknown Error, "
+                         "which is unexpected"]),
+    ("nvlink", "Fabric Manager version mismatch", [
+        "fabric manager NVIDIA GPU driver interface version 590.48.01 don't match with driver version 580.126.09."]),
     ("storage", "CephFS", ["libceph: mon0 (1)10.72.36.245:40083 session lost, hunting for new mon"]),
     ("gpu", "GPU power cables", ["NVRM: GPU 0000:3b:00.0: GPU does not have the necessary power cables connected."]),
     ("host", "IOMMU DMA fault", ["nvidia 0000:07:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x0003 "
