@@ -71,6 +71,8 @@ MESSAGES = [
      "NVIDIA driver version mismatch"),
     ("socketPollConnect: connect to 169.254.170.23<34567> returned Connection refused, retrying (13/34)",
      "application", "NCCL on a link-local address"),
+    # no GPU at all: the node's driver or the job's device setup
+    ("cudamat.cudamat.CUDAMatException: CUDA error: no CUDA-capable device is detected", "host", "No GPU visible"),
     # the driver's own libraries come with the node's driver (or the container runtime's hook)
     ("ImportError: libcuda.so.1: cannot open shared object file: No such file or directory", "host",
      "NVIDIA driver library missing"),
@@ -233,3 +235,10 @@ def test_a_segfault_of_the_jobs_process_is_a_lead_to_its_code_that_a_node_fault_
     xid = "Nov 20 10:30:00 gpu-01 kernel: NVRM: Xid (PCI:0000:18:00): 79, pid=5665, GPU has fallen off the bus.\n"
     d = analyze_bundle(make_bundle({"app/out.log": crash, "nodes/gpu-01/syslog": xid}))
     assert d["sub_domain"] == "gpu"
+
+
+def test_no_gpu_visible_after_one_fell_off_the_bus_is_that_gpu(make_bundle):
+    out = "RuntimeError: No CUDA GPUs are available\n"
+    xid = "Nov 20 10:30:00 gpu-01 kernel: NVRM: Xid (PCI:0000:18:00): 79, pid=5665, GPU has fallen off the bus.\n"
+    d = analyze_bundle(make_bundle({"app/out.log": out, "nodes/gpu-01/syslog": xid}))
+    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("gpu", ["gpu-01"])
