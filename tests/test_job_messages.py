@@ -79,6 +79,7 @@ MESSAGES = [
     ('Warning  Failed  113s  kubelet  Error: container create failed: time="2026-11-20T10:35:13Z" level=error '
      'msg="runc create failed: unable to start container process: container init was OOM-killed (memory limit too '
      'low?)"', "host_oom", "Container OOM-killed"),
+    ("cxil_map: write error", "application", "Slingshot memory registration failed"),
     # PyTorch quotes ncclGetErrorString: older NCCL's text for ncclInternalError is just "internal error"
     ("RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1275, internal error, NCCL "
      "version 2.14.3", "application", "ncclInternalError"),
@@ -134,9 +135,20 @@ def test_a_queue_the_adapter_could_not_create_is_the_locked_memory_limit_of_the_
     assert d["root_cause"] is None or d["root_cause"]["code"] != "RDMA locked-memory limit"
 
 
-def test_a_queue_pair_that_could_not_reach_its_peer_is_a_lead_to_the_network(make_bundle):
+def test_a_queue_pair_whose_peer_address_timed_out_is_a_lead_to_nccls_fabric_settings(make_bundle):
     line = ("gpu-01:76786:77145 [3] misc/ibvwrap.cc:284 NCCL WARN Call to ibv_modify_qp failed with 110 Connection "
             "timed out, on dev mlx5_3:1, curr state INIT, next state RTR, local GID index 3\n")
+    d = analyze_bundle(make_bundle({"app/out.log": line}))
+    assert (d["sub_domain"], d["evidence_status"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == (
+        "application", "hypothesis", "IB queue pair address unreachable", ["gpu-01"])
+    # a port the node logged going down is the better explanation
+    down = "Nov 20 10:30:00 gpu-01 kernel: mlx5_core 0000:5e:00.0: Link is Down\n"
+    d = analyze_bundle(make_bundle({"app/out.log": line, "nodes/gpu-01/syslog": down}))
+    assert d["sub_domain"] == "network"
+
+
+def test_a_queue_pair_whose_device_is_gone_is_a_lead_to_the_network(make_bundle):
+    line = "gpu-01:76786:77145 [3] misc/ibvwrap.cc:284 NCCL WARN Call to ibv_modify_qp failed with error No such device\n"
     d = analyze_bundle(make_bundle({"app/out.log": line}))
     assert (d["sub_domain"], d["evidence_status"], d["root_cause"]["nodes"]) == ("network", "hypothesis", ["gpu-01"])
 

@@ -105,6 +105,8 @@ MESSAGES = [
                          "which is unexpected"]),
     ("nvlink", "Fabric Manager version mismatch", [
         "fabric manager NVIDIA GPU driver interface version 590.48.01 don't match with driver version 580.126.09."]),
+    ("storage", "Mount failed", ["mount.lustre: mount 10.0.0.5@o2ib:/scratch at /scratch failed: Device or resource busy"]),
+    ("storage", "Mount failed", ["mount.nfs: access denied by server while mounting nfs01:/home"]),
     ("storage", "CephFS", ["libceph: mon0 (1)10.72.36.245:40083 session lost, hunting for new mon"]),
     ("gpu", "GPU power cables", ["NVRM: GPU 0000:3b:00.0: GPU does not have the necessary power cables connected."]),
     ("host", "IOMMU DMA fault", ["nvidia 0000:07:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x0003 "
