@@ -80,6 +80,7 @@ MESSAGES = [
      'msg="runc create failed: unable to start container process: container init was OOM-killed (memory limit too '
      'low?)"', "host_oom", "Container OOM-killed"),
     ("cxil_map: write error", "application", "Slingshot memory registration failed"),
+    ("ERROR: Unexpected segmentation fault encountered in worker.", "application", "Segmentation fault"),
     # PyTorch quotes ncclGetErrorString: older NCCL's text for ncclInternalError is just "internal error"
     ("RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1275, internal error, NCCL "
      "version 2.14.3", "application", "ncclInternalError"),
