@@ -304,9 +304,9 @@ class Engine:
         spec = self.policy.get("hung_on")
         if not spec or self.workload.state not in spec["states"]:
             return
-        hung = set(spec["kinds"]) | set(spec.get("codes", []))
+        kinds, codes = spec["kinds"], spec.get("codes", ())
         changed = [e for e in live
-                   if (e.kind in hung or e.code in hung) and e.base_role == "symptom" and e.sub_domain]
+                   if (e.kind in kinds or e.code in codes) and e.base_role == "symptom" and e.sub_domain]
         for event in changed:
             event.base_role, event.priority = "cause", max(event.priority, int(spec["priority"]))
             event.summary = f"{event.summary} {spec['note']}"
