@@ -671,9 +671,15 @@ def test_transport_and_runtime_io_failures_point_at_the_fabric_and_the_file_syst
            "unhandled timeout error\n")
     fortran = "forrtl: severe (38): error during write, unit 50, file /scratch/run/PET473.ESMF_LogFile\n"
     wrapped = "[gpu-02:66372:0:66372]       ud_ep.c:280  Fatal: UD endpoint 0x203e6d10 to <no de\nbug data>: unhandled timeout error\n"
-    for out, want in ((ucx, "network"), (wrapped, "network"), (fortran, "storage")):
+    qe = '     Error in routine davcio (10):\n     error writing file "/scratch/u/out/pw.wfc18"\n'
+    gromacs = "File input/output error:\nCannot write trajectory frame; maybe you are out of disk space?\n"
+    for out, want in ((ucx, "network"), (wrapped, "network"), (fortran, "storage"), (qe, "storage"),
+                      (gromacs, "storage")):
         d = analyze_bundle(make_bundle({"app/out.log": out}))
         assert (d["sub_domain"], d["evidence_status"]) == (want, "hypothesis"), out
+    # a write failure that names its errno is that errno's, not the bare lead
+    d = analyze_bundle(make_bundle({"app/out.log": "cp: error writing '/scratch/a.nc': No space left on device\n"}))
+    assert d["root_cause"]["code"] == "ENOSPC"
 
 
 def test_fabric_transport_errors_of_mpi_libraries_are_the_network_not_a_file(make_bundle):
