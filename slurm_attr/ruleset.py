@@ -496,6 +496,7 @@ def _check_policy(policy: dict[str, Any], path: Path) -> None:
     _check_must_agree(policy, path)
     _check_collectives(policy, path)
     _check_hung_on(policy, path)
+    _check_lost_node_after(policy, path)
     _check_absent_from_timeouts(policy, path)
     _check_across_hosts(policy, path)
     _check_hung_after_done(policy, path)
@@ -562,6 +563,20 @@ def _check_hung_on(policy: dict[str, Any], path: Path) -> None:
           and isinstance(spec["note"], str) and ("codes" not in spec or _names(spec["codes"])))
     _require(ok, _locate(path, "hung_on:"),
              "hung_on needs states and kinds (lists of names), priority (0-100) and note; codes is a list")
+
+
+def _check_lost_node_after(policy: dict[str, Any], path: Path) -> None:
+    spec = policy.get("lost_node_after")
+    if spec is None:
+        return
+    ok = (isinstance(spec, dict) and {"states", "domains", "priority", "note"} <= set(spec)
+          and _names(spec["states"]) and _names(spec["domains"]) and _percent(spec["priority"])
+          and isinstance(spec["note"], str))
+    _require(ok, _locate(path, "lost_node_after:"),
+             "lost_node_after needs states and domains (lists of names), priority (0-100) and note")
+    bad = [d for d in spec["domains"] if d not in SUB_DOMAINS]
+    _require(not bad, _locate(path, "lost_node_after:"),
+             f"lost_node_after: unknown sub_domain {bad[0]!r}" if bad else "")
 
 
 def _check_absent_from_timeouts(policy: dict[str, Any], path: Path) -> None:

@@ -1245,6 +1245,26 @@ def test_a_job_that_hung_on_a_failed_transfer_until_its_time_limit_is_the_transf
     assert "hung until" not in d["verdict"]
 
 
+def test_a_rank_that_died_of_a_floating_point_exception_left_the_job_hanging_until_its_limit(make_bundle):
+    out = ("Node: 4 Proc: 92\n"
+           "Floating point exception!\n"
+           "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.\n"
+           "slurmstepd: error: *** JOB 4242 ON gpu-01 CANCELLED AT 2026-11-20T10:59:59 DUE TO TIME LIMIT ***\n")
+    d = analyze_bundle(make_bundle({"app/out.log": out}, state="TIMEOUT", exit_code="0:0"))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("application", "Floating point exception")
+    assert "hung until its time limit" in d["verdict"]
+    limit = next(s for s in d["symptoms"] if s["kind"] == "scheduler_state")
+    assert limit["demoted_by"] is not None  # the limit is kept, as the hang's consequence
+    # printed while Slurm was killing the job, it is teardown and the limit stands
+    stamped = out.replace("Floating point", "[2026-11-20T10:59:50] Floating point")
+    d = analyze_bundle(make_bundle({"app/out.log": stamped}, state="TIMEOUT", exit_code="0:0"))
+    assert d["sub_domain"] == "time_limit"
+    # gfortran's note at a normal exit is no crash
+    d = analyze_bundle(make_bundle({"app/out.log": "Note: The following floating-point exceptions are "
+                                                   "signalling: IEEE_INVALID_FLAG\n"}))
+    assert d["root_cause"] is None or d["root_cause"]["code"] != "Floating point exception"
+
+
 def test_an_unstamped_line_takes_the_time_of_a_stamped_line_at_most_50_lines_above(make_bundle):
     def warn(peer: int) -> str:
         return f"gpu-01:1234:5678 [0] NCCL WARN NET/IB : Got completion from peer 10.0.0.{peer}<1234> " \

@@ -39,6 +39,10 @@ MESSAGES = [
      "MPI TCP connect failed"),
     ("srun: error: Task launch for StepId=4242.0 failed on node gpu-02: Invalid node name specified", "host",
      "Task launch failed"),
+    # slurmd could not place the tasks on the node's CPUs, or never reported them started
+    ("srun: error: JobId=4242 failed to distribute tasks (bind_type:threads,mask_cpu,one_thread) - this should "
+     "never happen", "host", "Task layout failed"),
+    ("srun: error: timeout waiting for task launch, started 96 of 108 tasks", "host", "Task launch timed out"),
     # PyTorch's shared-memory files live in /dev/shm: not the job's file system
     ("RuntimeError: unable to write to file </torch_18692_1954506624>: No space left on device (28)", "host",
      "/dev/shm full"),
@@ -76,11 +80,17 @@ MESSAGES = [
     # the driver's own libraries come with the node's driver (or the container runtime's hook)
     ("ImportError: libcuda.so.1: cannot open shared object file: No such file or directory", "host",
      "NVIDIA driver library missing"),
+    ('docker: Error response from daemon: error gathering device information while adding custom device '
+     '"/dev/nvidia-uvm": no such file or directory.', "host", "NVIDIA device node missing"),
     ('Warning  Failed  113s  kubelet  Error: container create failed: time="2026-11-20T10:35:13Z" level=error '
      'msg="runc create failed: unable to start container process: container init was OOM-killed (memory limit too '
      'low?)"', "host_oom", "Container OOM-killed"),
     ("cxil_map: write error", "application", "Slingshot memory registration failed"),
     ("ERROR: Unexpected segmentation fault encountered in worker.", "application", "Segmentation fault"),
+    ("[gpu-02:12345:0:12345] Caught signal 8 (Floating point exception: integer divide by zero)", "application",
+     "Floating point exception"),
+    ("Program received signal SIGFPE: Floating-point exception - erroneous arithmetic operation.", "application",
+     "Floating point exception"),
     # PyTorch quotes ncclGetErrorString: older NCCL's text for ncclInternalError is just "internal error"
     ("RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1275, internal error, NCCL "
      "version 2.14.3", "application", "ncclInternalError"),
@@ -254,3 +264,11 @@ def test_no_gpu_visible_after_one_fell_off_the_bus_is_that_gpu(make_bundle):
     xid = "Nov 20 10:30:00 gpu-01 kernel: NVRM: Xid (PCI:0000:18:00): 79, pid=5665, GPU has fallen off the bus.\n"
     d = analyze_bundle(make_bundle({"app/out.log": out, "nodes/gpu-01/syslog": xid}))
     assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("gpu", ["gpu-01"])
+
+
+def test_a_step_slurmd_could_not_lay_out_on_the_nodes_cpus_is_a_lead_to_that_node(make_bundle):
+    out = ("srun: error: Task launch for StepId=4242.4 failed on node gpu-01: Unable to layout tasks on given cpus\n"
+           "srun: error: Application launch failed: Unable to layout tasks on given cpus\n"
+           "srun: error: gpu-02: tasks 21-79: Killed\n")
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}))
+    assert (d["sub_domain"], d["evidence_status"], d["root_cause"]["nodes"]) == ("host", "hypothesis", ["gpu-01"])

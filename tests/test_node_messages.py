@@ -175,3 +175,30 @@ def test_systemd_saying_a_daemon_the_node_runs_jobs_with_died_names_the_node(mak
             "host", "Node daemon died", ["gpu-02"])
     else:
         assert d["root_cause"] is None
+
+
+AMDGPU_TRACE = [  # an excerpt that starts below the oops or warning header
+    "Hardware name: HPE HPE_CRAY_EX235A/HPE CRAY EX235A, BIOS 2.1.0 01-23-2025",
+    "Workqueue: events svm_range_evict_svm_bo_worker [amdgpu]",
+    "RIP: 0010:svm_range_evict_svm_bo_worker+0x313/0x330 [amdgpu]",
+    "RSP: 0018:ffffb74311317e40 EFLAGS: 00010286",
+]
+
+
+def test_a_driver_backtrace_without_an_oops_is_kept_as_context_of_its_device(make_bundle):
+    d = analyze_bundle(make_bundle({"nodes/gpu-02/syslog": _syslog(AMDGPU_TRACE), "app/out.log": ABORTED}))
+    trace = next(s for s in d["symptoms"] if s["code"] == "Kernel trace in amdgpu")
+    assert trace["role"] == "context" and d["root_cause"] is None  # nothing is known to have died
+
+
+def test_a_part_failing_on_the_node_slurm_then_lost_is_why_it_was_lost(make_bundle):
+    d = analyze_bundle(make_bundle({"nodes/gpu-02/syslog": _syslog(AMDGPU_TRACE)},
+                                   state="NODE_FAIL", exit_code="0:0", failed_node="gpu-02"))
+    assert (d["sub_domain"], d["evidence_status"], d["root_cause"]["nodes"]) == ("gpu", "supported", ["gpu-02"])
+    assert "then lost the node" in d["verdict"]
+    lost = next(s for s in d["symptoms"] if s["kind"] == "scheduler_state")
+    assert lost["demoted_by"] == "lost_node_after"
+    # the same trace on another node than the one Slurm lost says nothing of why it was lost
+    d = analyze_bundle(make_bundle({"nodes/gpu-01/syslog": _syslog(AMDGPU_TRACE).replace("gpu-02", "gpu-01")},
+                                   state="NODE_FAIL", exit_code="0:0", failed_node="gpu-02"))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("host", "NODE_FAIL")

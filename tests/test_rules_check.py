@@ -372,6 +372,12 @@ def test_a_hang_rule_without_its_priority_is_named(rules_copy):
     assert "hung_on needs states and kinds" in _only_line(_check(rules_copy))
 
 
+def test_a_lost_node_rule_with_an_unknown_domain_is_named(rules_copy):
+    _edit(rules_copy / "policy.yaml", "  domains: [gpu, gpu_memory, nvlink, network, storage, host]\n  priority: 56",
+          "  domains: [gpu, psu]\n  priority: 56")
+    assert "lost_node_after: unknown sub_domain 'psu'" in _only_line(_check(rules_copy))
+
+
 def test_an_absence_rule_with_a_bad_count_is_named(rules_copy):
     _edit(rules_copy / "policy.yaml", "  max_seq: 2\n", "  max_seq: 0\n")
     assert "absent_from_timeouts needs kinds" in _only_line(_check(rules_copy))

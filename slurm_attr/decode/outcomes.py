@@ -26,7 +26,7 @@ OUTCOME_KEYS = frozenset({
     "mpi_exec.missing_on_node", "mpi_exec.missing",
     "cuda.unclassified",
     "nccl.unclassified",
-    "oops.gpu_driver", "oops.nic_driver", "oops.fs", "oops.kernel",
+    "oops.gpu_driver", "oops.nic_driver", "oops.fs", "oops.kernel", "trace.gpu_driver", "trace.nic_driver",
 })
 
 # A change to an Xid's catalog classification; decoders.yaml `adjustments`. True where the decoder

@@ -311,22 +311,25 @@ def decode_hung_task_fs(fields: dict[str, str], ctx: DecodeContext) -> Classific
 _OOPS = re.compile(r"BUG: (?:kernel NULL pointer dereference|unable to handle (?:kernel )?(?:page fault|"
                    r"paging request)|kernel paging request)|Oops: |general protection fault|kernel BUG at |"
                    r"Unable to handle kernel")
-_NOT_OOPS = re.compile(r"WARNING: CPU: |soft lockup|hard LOCKUP|blocked for more than|"
-                       r"rcu_\w+ detected stalls")
+_NOT_OOPS = re.compile(r"soft lockup|hard LOCKUP|blocked for more than|rcu_\w+ detected stalls")
+_WARNING = re.compile(r"WARNING: CPU: ")
+_TRACE_KEYS = {"GPU": "trace.gpu_driver", "network adapter": "trace.nic_driver"}
 
 
 def decode_kernel_oops(fields: dict[str, str], ctx: DecodeContext) -> Classification | None:
     """The instruction pointer of a kernel oops (`RIP: 0010:nvidia_vma_access+0x1b/0x350 [nvidia]`):
     the module it points into is the driver that failed; none is the core kernel. Only an oops
     header above makes it one; a warning's or a lockup's backtrace is not."""
+    func, module = fields.get("func", ""), fields.get("module") or ""
     for line in reversed(ctx.before):
         if _NOT_OOPS.search(line):
             return None
+        if _WARNING.search(line):
+            return _driver_trace(fields, ctx, func, module, "warned")
         if _OOPS.search(line):
             break
     else:
-        return None
-    func, module = fields.get("func", ""), fields.get("module") or ""
+        return _driver_trace(fields, ctx, func, module, "logged a backtrace")
     node = fields.get("node") or "the node"
     where = f"the {module} module ({func})" if module else f"the kernel ({func})"
     summary = f"The kernel on {node} oopsed in {where}"
@@ -344,6 +347,24 @@ def decode_kernel_oops(fields: dict[str, str], ctx: DecodeContext) -> Classifica
         summary=summary + f": a {kind} driver fault; the task using it died and the device may need a reset.",
         action=f"Drain the node, collect the full oops, and update or roll back the {module} driver (a known "
                "driver bug more often than failing hardware); reboot before returning it to service.",
+    )
+
+
+def _driver_trace(fields: dict[str, str], ctx: DecodeContext, func: str, module: str,
+                  what: str) -> Classification | None:
+    """A backtrace into a device driver with no oops above it: a WARN_ON, or an oops whose header
+    the excerpt cut off. The driver met a state it did not expect; the task may have lived, so it
+    is a lead to the device (a node lost right after it had its reason there)."""
+    kind = _driver_family(module)
+    if kind is None:
+        return None
+    node = fields.get("node") or "the node"
+    return classified(
+        ctx, _TRACE_KEYS[kind], code=f"Kernel trace in {module}",
+        summary=f"The kernel on {node} {what} in the {module} module ({func}): the {kind} driver met a "
+                "state it did not expect.",
+        action=f"Collect the whole trace and the {module} driver version; if the device then failed or the "
+               "node was lost, drain it and update or roll back the driver.",
     )
 
 

@@ -83,6 +83,8 @@ class Engine:
         self.trace = Trace()
         self.slack = _seconds(self.policy, "window", "cause_slack_s")
         self.early_faults: list[Event] = []
+        self.hung: list[Event] = []  # failures the job hung on until its limit (policy hung_on)
+        self.lost_to: list[Event] = []  # symptoms made the cause of a lost node (lost_node_after)
 
     # ------------------------------------------------------------------ entry point
     def run(self, obs: Observations) -> tuple[list[Event], Verdict]:
@@ -114,6 +116,7 @@ class Engine:
         for event in events:
             event.role = "interesting" if id(event) in live_ids else "context"
         self.hung_on_failures(live)
+        self.lost_node_after(live, events)
         self.hung_after_done(live, obs)
         self.absent_from_timeouts(absent)
         self.across_hosts(live)
@@ -121,6 +124,7 @@ class Engine:
         self.aftermath(live)
         self.downstream_causes(live)
         self.teardown_after_scheduler_kill(live)
+        self.hang_explains_limit(live)
         self.cause_explains_symptoms(live)
         return events, self.refine(live)
 
@@ -310,8 +314,47 @@ class Engine:
         for event in changed:
             event.base_role, event.priority = "cause", max(event.priority, int(spec["priority"]))
             event.summary = f"{event.summary} {spec['note']}"
+        self.hung = changed
         self.trace.add("correlate", "hung_on", f"{len(changed)} failures the job hung on until "
                        f"it ended {self.workload.state}", changed)
+
+    def lost_node_after(self, live: list[Event], events: list[Event]) -> None:
+        """A node Slurm lost whose own log shows one of its parts failing during the job: the
+        strongest such symptom or context there is why (policy `lost_node_after`), and the lost
+        node follows."""
+        spec = self.policy.get("lost_node_after")
+        w = self.workload
+        failed = w.failed_node or (w.nodes[0] if len(w.nodes) == 1 else None)
+        if not spec or w.state not in spec["states"] or failed is None:
+            return
+        domains = set(spec["domains"])
+        faults = [e for e in events if e.in_window and e.base_role in ("symptom", "context")
+                  and e.sub_domain in domains and e.node == failed and e.demoted_by is None]
+        if not faults:
+            return
+        fault = min(faults, key=lambda e: (-e.priority, e.sort_key()))
+        if fault not in live:
+            live.append(fault)
+        fault.role = "interesting"
+        fault.base_role, fault.priority = "cause", max(fault.priority, int(spec["priority"]))
+        fault.summary = f"{fault.summary} {spec['note']}"
+        self.lost_to.append(fault)
+        for event in live:
+            if event.kind == "scheduler_state" and event.code == w.state and event.demoted_by is None:
+                _demote(event, "lost_node_after", fault)
+        self.trace.add("correlate", "lost_node_after",
+                       f"{failed} logged a failing part before Slurm lost it", [fault])
+
+    def hang_explains_limit(self, live: list[Event]) -> None:
+        """The time limit a job hung into is the hang's consequence, whatever the failure's domain,
+        once the failure is known not to be teardown of the kill."""
+        hung = [e for e in self.hung if e.demoted_by is None]
+        if not hung:
+            return
+        first = min(hung, key=Event.sort_key)
+        for event in live:
+            if event.sub_domain == "time_limit" and event.demoted_by is None:
+                _demote(event, "hung_on", first)
 
     def hung_after_done(self, live: list[Event], obs: Observations) -> None:
         """A job whose output ends saying its work was done, and that then ran into its time
@@ -535,7 +578,9 @@ class Engine:
                        f"(priority {root.priority}); {len(contenders) - 1} weaker causes demoted",
                        [root])
         explained = [e for e in live if e.explained_by == root.index]
-        status = "established" if explained or root.kind == "scheduler_state" else "supported"
+        # a symptom read as why a node was lost is a lead: the loss it explains does not confirm it
+        confirmed = (explained and root not in self.lost_to) or root.kind == "scheduler_state"
+        status = "established" if confirmed else "supported"
         return Verdict(root, [], status, root.sub_domain or "unknown", self.trace)
 
     def _independent(self, root: Event, other: Event) -> bool:
