@@ -686,9 +686,16 @@ def test_fabric_transport_errors_of_mpi_libraries_are_the_network_not_a_file(mak
     ofi = ("MPIDI_OFI_handle_cq_error(1062): OFI poll failed (ofi_events.c:1064:MPIDI_OFI_handle_cq_error:"
            "Input/output error - UNDELIVERABLE)\n")
     psmpi = "359: <PSP:r0000359:ib:ibv_poll_cq(): Infiniband returned the wrong Opcode 5408>\n"
-    for out in (ofi, psmpi):
+    openib = ("[[10802,1],32][btl_openib_component.c:2893:handle_wc] from gpu-02 to: gpu-01 error polling LP CQ "
+              "with status RECEIVER NOT READY RETRY EXCEEDED ERROR status number 13 for wr_id 377\n")
+    ucx = "rc_verbs_iface.c:67   send completion with error: local protection error\n"
+    for out in (ofi, psmpi, openib, ucx):
         d = analyze_bundle(make_bundle({"app/out.log": out}))
         assert (d["sub_domain"], d["evidence_status"]) == ("network", "hypothesis"), out
+    # UCX quoting its own status text: an I/O error of the transport, not of a file
+    d = analyze_bundle(make_bundle({"app/out.log": "[gpu-01:1748254] pml_ucx.c:431  Error: ucp_ep_create(proc=546) "
+                                                   "failed: Input/output error\n"}))
+    assert d["sub_domain"] != "storage"
     # a message longer than the receive buffer is the program's, whatever the transport
     d = analyze_bundle(make_bundle({"app/out.log": (
         "MPIDI_OFI_handle_cq_error(1059): OFI poll failed "
