@@ -49,6 +49,11 @@ MESSAGES = [
     ("RuntimeError: unable to mmap 1024 bytes from file </torch_1234_5678>: Cannot allocate memory (12)", "host",
      "/dev/shm full"),
     ("OSError: [Errno 12] Cannot allocate memory", "host_oom", "ENOMEM"),
+    # C++'s operator new and a system call refused host memory
+    ("terminate called after throwing an instance of 'std::bad_alloc'\n  what():  St9bad_alloc", "host_oom",
+     "std::bad_alloc"),
+    ("  0:15:49.521     1M / 16G   ERROR   General  (mmapped_reader.hpp :  52)   mmap(2) failed. Reason: Cannot "
+     "allocate memory. Error code: 12", "host_oom", "ENOMEM"),
     ("slurmstepd: error: Exceeded step memory limit at some point.", "host_oom", "memory limit exceeded"),
     ("Failed to initialize NVML: Unknown Error", "host", "NVML unavailable"),
     # ESTALE as glibc wrote it before 2.20
@@ -272,3 +277,17 @@ def test_a_step_slurmd_could_not_lay_out_on_the_nodes_cpus_is_a_lead_to_that_nod
            "srun: error: gpu-02: tasks 21-79: Killed\n")
     d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}))
     assert (d["sub_domain"], d["evidence_status"], d["root_cause"]["nodes"]) == ("host", "hypothesis", ["gpu-01"])
+
+
+@pytest.mark.parametrize("line", [
+    # device memory, in the types Thrust throws
+    "terminate called after throwing an instance of 'thrust::system::detail::bad_alloc'\n"
+    "  what():  std::bad_alloc: cudaErrorMemoryAllocation: out of memory",
+    # pinned memory for the adapter: the locked-memory limit, not the job's RAM
+    "Call to ibv_reg_mr failed with error Cannot allocate memory",
+    # PyTorch's shared-memory files in /dev/shm
+    "RuntimeError: unable to mmap 1024 bytes from file </torch_1234_5678>: Cannot allocate memory (12)",
+], ids=["thrust", "verbs", "torch-shm"])
+def test_memory_that_is_not_the_hosts_ram_is_not_a_host_oom(make_bundle, line):
+    d = analyze_bundle(make_bundle({"app/out.log": line + "\n"}))
+    assert d["sub_domain"] != "host_oom"
