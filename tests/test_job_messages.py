@@ -49,6 +49,8 @@ MESSAGES = [
     ("RuntimeError: unable to mmap 1024 bytes from file </torch_1234_5678>: Cannot allocate memory (12)", "host",
      "/dev/shm full"),
     ("OSError: [Errno 12] Cannot allocate memory", "host_oom", "ENOMEM"),
+    # PyCUDA's MemoryError is the device's memory
+    ("pycuda._driver.MemoryError: cuMemAlloc failed: out of memory", "gpu_oom", "MemoryError"),
     # C++'s operator new and a system call refused host memory
     ("terminate called after throwing an instance of 'std::bad_alloc'\n  what():  St9bad_alloc", "host_oom",
      "std::bad_alloc"),

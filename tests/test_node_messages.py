@@ -84,6 +84,15 @@ MESSAGES = [
     ("network", "Kernel oops in mlx5_core", ["general protection fault, probably for non-canonical address "
                                              "0xdead000000000122: 0000 [#1] SMP NOPTI",
                                              "RIP: 0010:mlx5_cmd_comp_handler+0x1a2/0x4e0 [mlx5_core]"]),
+    # the fault in a core-kernel helper the driver called with state it had broken
+    ("gpu", "Kernel oops in amdgpu", ["BUG: kernel NULL pointer dereference, address: 0000000000000000",
+                                      "Oops: 0000 [#1] SMP NOPTI",
+                                      "RIP: 0010:ida_free+0xc2/0x140",
+                                      "RSP: 0018:ffffc90023a6bbe0 EFLAGS: 00010046",
+                                      "Call Trace:", " <TASK>",
+                                      " amdgpu_pasid_free_delayed+0x116/0x1f0 [amdgpu]",
+                                      " amdgpu_driver_postclose_kms+0x2da/0x330 [amdgpu]",
+                                      " drm_release+0x69/0xe0 [drm]"]),
     ("storage", "Kernel oops in osc", ["BUG: unable to handle page fault for address: ffffa0b3c0000008",
                                        "RIP: 0010:osc_extent_find+0x6e/0x900 [osc]"]),
     ("host", "Kernel oops", ["BUG: kernel NULL pointer dereference, address: 0000000000000008",
@@ -202,3 +211,22 @@ def test_a_part_failing_on_the_node_slurm_then_lost_is_why_it_was_lost(make_bund
     d = analyze_bundle(make_bundle({"nodes/gpu-01/syslog": _syslog(AMDGPU_TRACE).replace("gpu-02", "gpu-01")},
                                    state="NODE_FAIL", exit_code="0:0", failed_node="gpu-02"))
     assert (d["sub_domain"], d["root_cause"]["code"]) == ("host", "NODE_FAIL")
+
+
+def test_a_driver_frame_the_unwinder_only_guessed_does_not_take_the_oops(make_bundle):
+    lines = ["BUG: kernel NULL pointer dereference, address: 0000000000000000", "Oops: 0000 [#1] SMP NOPTI",
+             "RIP: 0010:ida_free+0xc2/0x140", "Call Trace:", " <TASK>",
+             " ? amdgpu_pasid_free_delayed+0x116/0x1f0 [amdgpu]", " __fput+0x8a/0x240"]
+    d = analyze_bundle(make_bundle({"nodes/gpu-02/syslog": _syslog(lines), "app/out.log": ABORTED}))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("host", "Kernel oops")
+
+
+@pytest.mark.parametrize(("module", "sub_domain"), [("nvidia", "gpu"), ("nvidia_uvm", "gpu"), ("mlx5_core", "network")])
+def test_an_oops_in_the_core_kernel_called_from_a_driver_is_that_drivers(make_bundle, module, sub_domain):
+    lines = ["BUG: kernel NULL pointer dereference, address: 0000000000000000", "Oops: 0000 [#1] SMP NOPTI",
+             "RIP: 0010:ida_free+0xc2/0x140", "RSP: 0018:ffffc90023a6bbe0 EFLAGS: 00010046", "Call Trace:",
+             " <TASK>", f" drv_free_delayed+0x116/0x1f0 [{module}]", " __fput+0x8a/0x240"]
+    d = analyze_bundle(make_bundle({"nodes/gpu-02/syslog": _syslog(lines), "app/out.log": ABORTED}))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == (sub_domain, f"Kernel oops in {module}")
+    core = next(s for s in d["symptoms"] if s["code"] == "Kernel oops")
+    assert core["demoted_by"] == "companion_events"  # kept, as the same fault

@@ -26,7 +26,8 @@ OUTCOME_KEYS = frozenset({
     "mpi_exec.missing_on_node", "mpi_exec.missing",
     "cuda.unclassified",
     "nccl.unclassified",
-    "oops.gpu_driver", "oops.nic_driver", "oops.fs", "oops.kernel", "trace.gpu_driver", "trace.nic_driver",
+    "oops.gpu_driver", "oops.nic_driver", "oops.fs", "oops.kernel",
+    "oops_via.gpu_driver", "oops_via.nic_driver", "trace.gpu_driver", "trace.nic_driver",
 })
 
 # A change to an Xid's catalog classification; decoders.yaml `adjustments`. True where the decoder

@@ -250,6 +250,7 @@ _DRIVER_FAMILY = (
     (re.compile(r"^(?:mlx[45]_\w+|ib_\w+|rdma_\w+|irdma|efa|bnxt_re|hfi1|cxi\w*)$"), "network adapter"),
 )
 _OOPS_KEYS = {"GPU": "oops.gpu_driver", "network adapter": "oops.nic_driver"}
+_OOPS_VIA_KEYS = {"GPU": "oops_via.gpu_driver", "network adapter": "oops_via.nic_driver"}
 _HUNG_KEYS = {"GPU": "hung_task.gpu_driver", "network adapter": "hung_task.nic_driver"}
 
 
@@ -288,9 +289,9 @@ def decode_hung_task_fs(fields: dict[str, str], ctx: DecodeContext) -> Classific
         if "Call Trace" not in line and "+0x" not in line and not re.search(r"(?:\s|state:)D\s", line) \
                 and "hung_task_timeout_secs" not in line and "Tainted" not in line \
                 and "Hardware name" not in line and "<TASK>" not in line:
-            return None  # the frames are not part of a hung-task report
+            return _oops_frame(fields, ctx)  # the frames are not part of a hung-task report
     else:
-        return None
+        return _oops_frame(fields, ctx)
     if driver is not None:
         return _hung_in_driver(fields, ctx, m, func, module, driver)
     if family is None:
@@ -345,6 +346,51 @@ def decode_kernel_oops(fields: dict[str, str], ctx: DecodeContext) -> Classifica
     return classified(
         ctx, key, code=f"Kernel oops in {module}",
         summary=summary + f": a {kind} driver fault; the task using it died and the device may need a reset.",
+        action=f"Drain the node, collect the full oops, and update or roll back the {module} driver (a known "
+               "driver bug more often than failing hardware); reboot before returning it to service.",
+    )
+
+
+_KERNEL_RIP = re.compile(r"RIP: 0010:(?P<func>[\w.]+)\+0x[0-9a-f]+/0x[0-9a-f]+(?: \[(?P<module>\w+)\])?")
+
+
+def _oops_frame(fields: dict[str, str], ctx: DecodeContext) -> Classification | None:
+    """A driver frame the hung-task rule matched that belongs to an oops's trace instead."""
+    if not fields.get("dmodule"):
+        return None
+    return decode_kernel_oops_frame({**fields, "func": fields["dfunc"], "module": fields["dmodule"]}, ctx)
+
+
+def decode_kernel_oops_frame(fields: dict[str, str], ctx: DecodeContext) -> Classification | None:
+    """The first device-driver frame of an oops whose instruction pointer is in the core kernel
+    (`RIP: 0010:ida_free+0xc2/0x140`, then `amdgpu_pasid_free_delayed+0x116/0x1f0 [amdgpu]` under
+    `Call Trace:`): the driver called the kernel with state it had broken, so the oops is the
+    driver's. A RIP inside a module is the oops rule's own."""
+    rip: re.Match[str] | None = None
+    for line in reversed(ctx.before):
+        frame = _FRAME_FN.search(line)
+        if rip is None and frame and frame["module"] and _driver_family(frame["module"]) \
+                and "? " + frame["func"] not in line:
+            return None  # an earlier driver frame of this trace already made the event
+        if _NOT_OOPS.search(line) or _WARNING.search(line):
+            return None
+        if rip is None and (m := _KERNEL_RIP.search(line)):
+            if m["module"]:
+                return None
+            rip = m
+        elif rip is not None and _OOPS.search(line):
+            break
+    else:
+        return None
+    func, module = fields.get("func", ""), fields.get("module", "")
+    kind = _driver_family(module)
+    if kind is None:
+        return None
+    node = fields.get("node") or "the node"
+    return classified(
+        ctx, _OOPS_VIA_KEYS[kind], code=f"Kernel oops in {module}", kind="kernel_oops_in_driver",
+        summary=f"The kernel on {node} oopsed in {rip['func']}, called from the {module} module ({func}): a "
+                f"{kind} driver fault; the task using it died and the device may need a reset.",
         action=f"Drain the node, collect the full oops, and update or roll back the {module} driver (a known "
                "driver bug more often than failing hardware); reboot before returning it to service.",
     )
@@ -532,6 +578,7 @@ DECODERS: dict[str, Callable[[dict[str, str], DecodeContext], Classification | N
     "controller_nodes": decode_controller_nodes,
     "hung_task_fs": decode_hung_task_fs,
     "kernel_oops": decode_kernel_oops,
+    "kernel_oops_frame": decode_kernel_oops_frame,
     "os_error": decode_os_error,
     "torchrun_failure": decode_torchrun_failure,
     "execve": decode_execve,
