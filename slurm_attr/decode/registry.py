@@ -320,7 +320,8 @@ _TRACE_KEYS = {"GPU": "trace.gpu_driver", "network adapter": "trace.nic_driver"}
 def decode_kernel_oops(fields: dict[str, str], ctx: DecodeContext) -> Classification | None:
     """The instruction pointer of a kernel oops (`RIP: 0010:nvidia_vma_access+0x1b/0x350 [nvidia]`):
     the module it points into is the driver that failed; none is the core kernel. Only an oops
-    header above makes it one; a warning's or a lockup's backtrace is not."""
+    header above makes it one; a warning's backtrace into a driver, or one whose header the
+    excerpt cut off, is kept as that driver's trace; a lockup's is neither."""
     func, module = fields.get("func", ""), fields.get("module") or ""
     for line in reversed(ctx.before):
         if _NOT_OOPS.search(line):
@@ -399,8 +400,8 @@ def decode_kernel_oops_frame(fields: dict[str, str], ctx: DecodeContext) -> Clas
 def _driver_trace(fields: dict[str, str], ctx: DecodeContext, func: str, module: str,
                   what: str) -> Classification | None:
     """A backtrace into a device driver with no oops above it: a WARN_ON, or an oops whose header
-    the excerpt cut off. The driver met a state it did not expect; the task may have lived, so it
-    is a lead to the device (a node lost right after it had its reason there)."""
+    the excerpt cut off. The driver met a state it did not expect, but the task may have lived:
+    context of the device, read as the reason only for a node Slurm then lost (lost_node_after)."""
     kind = _driver_family(module)
     if kind is None:
         return None
