@@ -569,14 +569,14 @@ def _check_lost_node_after(policy: dict[str, Any], path: Path) -> None:
     spec = policy.get("lost_node_after")
     if spec is None:
         return
+    where = _locate(path, "lost_node_after:")
     ok = (isinstance(spec, dict) and {"states", "domains", "priority", "note"} <= set(spec)
           and _names(spec["states"]) and _names(spec["domains"]) and _percent(spec["priority"])
           and isinstance(spec["note"], str))
-    _require(ok, _locate(path, "lost_node_after:"),
+    _require(ok, where,
              "lost_node_after needs states and domains (lists of names), priority (0-100) and note")
     bad = [d for d in spec["domains"] if d not in SUB_DOMAINS]
-    _require(not bad, _locate(path, "lost_node_after:"),
-             f"lost_node_after: unknown sub_domain {bad[0]!r}" if bad else "")
+    _require(not bad, where, f"lost_node_after: unknown sub_domain {bad[0]!r}" if bad else "")
 
 
 def _check_absent_from_timeouts(policy: dict[str, Any], path: Path) -> None:

@@ -213,10 +213,11 @@ def test_a_part_failing_on_the_node_slurm_then_lost_is_why_it_was_lost(make_bund
     assert (d["sub_domain"], d["root_cause"]["code"]) == ("host", "NODE_FAIL")
 
 
-def test_a_driver_frame_the_unwinder_only_guessed_does_not_take_the_oops(make_bundle):
+@pytest.mark.parametrize("module", ["amdgpu", "nvidia"])  # the oops rule's frame, and the hung-task rule's
+def test_a_driver_frame_the_unwinder_only_guessed_does_not_take_the_oops(make_bundle, module):
     lines = ["BUG: kernel NULL pointer dereference, address: 0000000000000000", "Oops: 0000 [#1] SMP NOPTI",
              "RIP: 0010:ida_free+0xc2/0x140", "Call Trace:", " <TASK>",
-             " ? amdgpu_pasid_free_delayed+0x116/0x1f0 [amdgpu]", " __fput+0x8a/0x240"]
+             f" ? drv_pasid_free_delayed+0x116/0x1f0 [{module}]", " __fput+0x8a/0x240"]
     d = analyze_bundle(make_bundle({"nodes/gpu-02/syslog": _syslog(lines), "app/out.log": ABORTED}))
     assert (d["sub_domain"], d["root_cause"]["code"]) == ("host", "Kernel oops")
 

@@ -356,8 +356,9 @@ _KERNEL_RIP = re.compile(r"RIP: 0010:(?P<func>[\w.]+)\+0x[0-9a-f]+/0x[0-9a-f]+(?
 
 
 def _oops_frame(fields: dict[str, str], ctx: DecodeContext) -> Classification | None:
-    """A driver frame the hung-task rule matched that belongs to an oops's trace instead."""
-    if not fields.get("dmodule"):
+    """A driver frame the hung-task rule matched that belongs to an oops's trace instead; a frame
+    the unwinder only guessed (`? func`) is not one."""
+    if not fields.get("dmodule") or fields.get("guess"):
         return None
     return decode_kernel_oops_frame({**fields, "func": fields["dfunc"], "module": fields["dmodule"]}, ctx)
 
