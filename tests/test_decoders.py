@@ -163,7 +163,17 @@ def test_every_prefix_layer_is_stripped_and_the_innermost_rank_kept():
     assert strip_rank("3: [default0]: OSError: x") == ("OSError: x", "3")
     # srun pads its label to the widest task id of the step
     assert strip_rank(" 3: OSError: x") == ("OSError: x", "3")
-    assert strip_rank("   12:30:45 not a rank") == ("   12:30:45 not a rank", None)
+    assert strip_rank("   12:30:45 not a rank") == ("12:30:45 not a rank", None)
+    # indentation (Nextflow's `Command error:` block) and worker pools' process tags
+    assert strip_rank("    OSError: x") == ("OSError: x", None)
+    assert strip_rank("(RayTrainWorker pid=48213, ip=10.0.3.7) OSError: x") == ("OSError: x", None)
+    assert strip_rank("(pid=48213) [rank2]: OSError: x") == ("OSError: x", "2")
+    assert strip_rank("(raylet, ip=10.0.3.7) OSError: x") == ("OSError: x", None)
+    assert strip_rank("(VllmWorkerProcess pid=48213) OSError: x") == ("OSError: x", None)
+    assert strip_rank("trainer-1  | OSError: x") == ("OSError: x", None)
+    # a parenthesis of prose or a table's pipe is the message, not a tag
+    assert strip_rank("(see below) OSError: x")[0] == "(see below) OSError: x"
+    assert strip_rank("step 1 | loss 2.0")[0] == "step 1 | loss 2.0"
 
 
 def test_render_never_shows_a_placeholder():

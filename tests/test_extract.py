@@ -496,6 +496,26 @@ def test_terminal_colours_do_not_hide_a_line_or_its_host(make_bundle):
     assert "gpu-02:1234:1290 [3] NCCL WARN" in shown and "\ufffd[31m" not in shown
 
 
+@pytest.mark.parametrize("prefix", ["  ", "\t", "(RayTrainWorker pid=48213, ip=10.0.3.7) ", "(pid=48213) ",
+                                    "(VllmWorkerProcess pid=48213) ", "trainer-1  | "])
+def test_an_indented_or_process_tagged_traceback_is_still_read(make_bundle, prefix):
+    # Nextflow indents a task's stderr; Ray, vLLM and Docker Compose tag every line of a worker's
+    out = "".join(prefix + line + "\n" for line in (
+        "Traceback (most recent call last):", '  File "train.py", line 12, in <module>',
+        "pycuda._driver.MemoryError: cuMemAlloc failed: out of memory"))
+    d = analyze_bundle(make_bundle({"app/out.log": out}))
+    assert d["sub_domain"] == "gpu_oom"
+
+
+def test_terminal_colours_do_not_hide_the_lines_a_decoder_reads_above_a_hit(make_bundle):
+    # Open MPI names the node two lines above the line that matches; a coloured log must keep it.
+    out = ("mpirun was unable to launch the specified application as it could not access\n"
+           "or execute an executable:\n\n\x1b[1mExecutable: /scratch/a.out\x1b[0m\n"
+           "\x1b[1mNode: gpu-02\x1b[0m\n\nwhile attempting to start process rank 12.\n")
+    d = analyze_bundle(make_bundle({"app/out.log": out}))
+    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("storage", ["gpu-02"])
+
+
 
 def test_node_side_job_setup_failures_are_the_nodes(make_bundle):
     for out in ("slurmstepd: error: container_p_join: open failed /scratch/4242/.active: No such file or "

@@ -101,6 +101,15 @@ MESSAGES = [
     # PyTorch quotes ncclGetErrorString: older NCCL's text for ncclInternalError is just "internal error"
     ("RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1275, internal error, NCCL "
      "version 2.14.3", "application", "ncclInternalError"),
+    # Slurm's MPI plugin present but unable to load the library it was built against
+    ("srun: error:  mpi/pmix_v3: init: (null) [0]: mpi_pmix.c:139: pmi/pmix: can not load PMIx library\n"
+     "srun: error: Couldn't load specified plugin name for mpi/pmix: Plugin init() callback failed\n"
+     "srun: error: cannot create mpi context for mpi/pmix\n"
+     "srun: error: invalid MPI type 'pmix', --mpi=list for acceptable types", "host", "Slurm MPI plugin broken"),
+    ("MPT ERROR: ibdev_multirail.c:progress_xrc_recv:7364 XRC recv QP to RTR: (unknown error) (22)", "network",
+     "MPT InfiniBand error"),
+    ("E1120 10:18:50.796852     915 tpunetd_client.cc:311] Detected failure SLICE_FAILURE_CHIP_DRIVER_ERROR in "
+     "session e6c885828b538167; Start failure handling", "gpu", "TPU chip driver error"),
 ]
 
 
@@ -293,3 +302,9 @@ def test_a_step_slurmd_could_not_lay_out_on_the_nodes_cpus_is_a_lead_to_that_nod
 def test_memory_that_is_not_the_hosts_ram_is_not_a_host_oom(make_bundle, line):
     d = analyze_bundle(make_bundle({"app/out.log": line + "\n"}))
     assert d["sub_domain"] != "host_oom"
+
+
+def test_an_mpi_type_slurm_does_not_offer_is_the_jobs_request(make_bundle):
+    out = "srun: error: invalid MPI type 'pmix', --mpi=list for acceptable types\n"
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}, nodes="gpu-02"))
+    assert d["sub_domain"] == "application"

@@ -121,7 +121,8 @@ RANK_PREFIX = re.compile(r"^(?:\[rank(?P<a>\d+)\]:|\[default(?P<b>\d+)\]:| {0,4}
 # The layers launchers and log collectors put in front of a job's own text, outermost first, in any
 # order: `srun --label` (`80: `, padded to the widest task id: ` 3: `), torchrun (`[rank80]:`,
 # `[default3]:`), Lightning (`[rank: 80]`), mpirun --tag-output (`[1,12]<stdout>:`), pdsh and
-# DeepSpeed's launcher (`gpu-02: `), a collector's timestamp, a progress bar, and bracketed tags
+# DeepSpeed's launcher (`gpu-02: `), a worker pool's process tag (Ray, vLLM, Docker Compose), a
+# collector's timestamp, a progress bar, and bracketed tags
 # (`[E ProcessGroupNCCL.cpp:916]`, `[177/train/578 (pid 28936)]`).
 _RANK_LAYER = re.compile(
     r"(?:\[rank(?::\s?)?(?P<a>\d+)\]:?|\[default(?P<b>\d+)\]:| {0,4}(?P<c>\d{1,5}):(?!\d)|"
@@ -135,6 +136,11 @@ _TAG_LAYER = re.compile(r"\[[^\[\]]{1,120}\]:?(?:\s+|(?=\[)|$)")
 # [29:55<4:48:08, 155.57 examples/s][E ProcessGroupNCCL.cpp:475] ...`): bars end without a newline.
 _PROGRESS_LAYER = re.compile(
     r"[^\n|]{0,200}?\d{1,3}%\|[^|\n]{0,300}\|[^\[\n]{0,80}\[[^\]\n]{0,80}\]\s*")
+# A worker pool's per-process tag: Ray's `(pid=48213)`, `(RayTrainWorker pid=48213, ip=10.0.3.7)`,
+# `(raylet, ip=10.0.3.7)`, vLLM's `(VllmWorkerProcess pid=48213)`; and Docker Compose's `trainer-1  | `.
+_PROCESS_LAYER = re.compile(
+    r"\((?:[A-Za-z_][\w.:-]*,? )?(?:pid|ip)=[\w.:-]+(?:, \w+=[\w.:-]+){0,4}\)\s"
+    r"|[a-z0-9][\w.-]*[-_]\d{1,4} +\| ")
 _MAX_LAYERS = 8
 
 
@@ -157,6 +163,7 @@ def strip_rank(line: str) -> tuple[str, str | None]:
     rank, weight = None, 0
     if "\r" in line:  # a terminal shows what follows the last carriage return (progress bars)
         line = line[line.rfind("\r") + 1:] or line
+    line = line.lstrip(" \t")  # an indented report (Nextflow's `Command error:` block) is still one
     for _ in range(_MAX_LAYERS):
         m = _RANK_LAYER.match(line)
         if m:
@@ -168,7 +175,7 @@ def strip_rank(line: str) -> tuple[str, str | None]:
             line = line[m.end():]
             continue
         m = (_STAMP_LAYER.match(line) or _HOST_LAYER.match(line) or _TAG_LAYER.match(line)
-             or _PDSH_LAYER.match(line) or _PROGRESS_LAYER.match(line))
+             or _PDSH_LAYER.match(line) or _PROCESS_LAYER.match(line) or _PROGRESS_LAYER.match(line))
         if not m or m.end() == 0:
             break
         line = line[m.end():].lstrip(" \t")

@@ -480,7 +480,8 @@ class Extractor:
                 break  # the line began before the lookback: it is cut, so it is left out
             lines.append(buf[newline + 1:end])
             end = newline
-        return [text_of(x)[0].rstrip("\r") for x in reversed(lines)]
+        # Decoders read these lines as the hit's own: colours must not hide their fields either.
+        return [strip_terminal_sequences(text_of(x)[0].rstrip("\r")) for x in reversed(lines)]
 
     def _carried_time(self, buf: bytes, start: int, line_no: int, scan: FileScan
                       ) -> tuple[datetime | None, int | None]:
