@@ -2,7 +2,8 @@
 
 Each case's job output is rewritten as other tools and sites write it (indented, tagged by a worker
 pool, coloured, CRLF, gzipped) and its node and controller logs in other timestamp styles (RFC 5424,
-journald JSON, `dmesg -T`, ISO, FQDN hosts). The sub_domain must not move: a verdict that depends on
+journald JSON, `dmesg -T`, ISO, FQDN hosts, or all nodes in one syslog server's file). The
+sub_domain must not move: a verdict that depends on
 how a site writes its logs would be wrong on the sites we never see. Transforms that change what a
 line says (a rank prefix on every line would name one rank for all of them) are not used.
 """
@@ -164,3 +165,33 @@ def test_the_corpus_reads_the_same_in_every_node_log_style(tmp_path, style):
         return bool(lines)
     assert _moved(tmp_path, restyle) == []
     assert restyled >= 30  # the check ran on the cases that hold timestamped node logs
+
+
+def test_the_corpus_reads_the_same_from_one_syslog_servers_file(tmp_path):
+    """Every node's stamped lines moved into one time-ordered `nodes/messages`, as a syslog server
+    writes them; lines that name no writer (dmesg) stay in their node's own file."""
+    restyled = 0
+
+    def restyle(root: Path) -> bool:
+        nonlocal restyled
+        workload = load_workload(root)
+        tz = zone_for(workload.timezone, workload.start.tzinfo or UTC)
+        shared: list[tuple[datetime, int, str]] = []
+        for f in [f for f in _log_files(root) if f.parts[-3] == "nodes"]:
+            clock, kept = Clock(workload.end, tz), []
+            for line in f.read_bytes().decode("utf-8", "surrogateescape").split("\n"):
+                parts = _parts(line)
+                when = clock.parse(line).when if parts and parts[0] else None
+                if parts and parts[0] and when is not None:
+                    host, tag, msg = parts
+                    shared.append((when, len(shared), f"{when.astimezone(tz):%b %e %H:%M:%S} {host} {tag}: {msg}"))
+                else:
+                    kept.append(line)
+            f.write_bytes("\n".join(kept).encode("utf-8", "surrogateescape"))
+        if shared:
+            (root / "nodes" / "messages").write_bytes(
+                "\n".join(line for _, _, line in sorted(shared)).encode("utf-8", "surrogateescape") + b"\n")
+        restyled += bool(shared)
+        return bool(shared)
+    assert _moved(tmp_path, restyle) == []
+    assert restyled >= 20  # the cases whose node logs name their writer

@@ -51,6 +51,9 @@ class Sources:
 
     app: list[SourceFile] = field(default_factory=list)
     nodes: dict[str, list[SourceFile]] = field(default_factory=dict)
+    # System logs several machines write to (a syslog server's file): read once, each line being
+    # the node its header names; lines of machines outside the job are not its evidence.
+    shared_nodes: list[SourceFile] = field(default_factory=list)
     controller: list[SourceFile] = field(default_factory=list)
     metrics: list[SourceFile] = field(default_factory=list)
     missing: dict[str, str] = field(default_factory=dict)  # collector -> reason ({node} allowed)
@@ -124,8 +127,9 @@ class LogCollector:
     def collect(self) -> Observations:
         obs = Observations()
         self._app(obs)
+        shared = self._shared_nodes(obs)
         for node in self.workload.nodes:
-            self._node(node, obs)
+            self._node(node, obs, shared)
         self._controller(obs)
         self._metrics(obs)
         obs.events.extend(self.sources.extra_events)
@@ -185,8 +189,30 @@ class LogCollector:
         settle(cov, len(files), unreadable, self._missing("job_output"), self._unread("job_output"))
         obs.coverage.append(cov)
 
-    def _node(self, node: str, obs: Observations) -> None:
+    def _shared_nodes(self, obs: Observations) -> tuple[Coverage, int] | None:
+        """Read the logs several nodes share, once: what was read (for each node's coverage),
+        and how many files could not be read."""
+        files = self.sources.shared_nodes
+        if not files:
+            return None
+        cov = Coverage("node_syslog", None)
+        by_path = {f.path: f for f in files}
+        unreadable = self._scan_all([by_path[p] for p in rotation_order(list(by_path))],
+                                    "node", None, cov, obs, self._clock())
+        return cov, unreadable
+
+    def _node(self, node: str, obs: Observations, read: tuple[Coverage, int] | None = None) -> None:
         cov = Coverage("node_syslog", node)
+        shared, shared_unreadable = read or (Coverage("node_syslog", None), 0)
+        if read is not None:  # the shared logs hold this node's lines among others'
+            cov.files += shared.files
+            cov.lines, cov.bytes = shared.lines, shared.bytes
+            cov.saw(shared.first_time)
+            cov.saw(shared.last_time)
+            cov.notes += shared.notes + [f"{name}: shared with other machines; the lines whose header "
+                                         f"names {node} are its" for name in shared.files]
+            cov.truncated += shared.truncated
+            cov.written += shared.written
         files = self.sources.nodes.get(node, [])
         raw = [f for f in files if Path(f.name).name.startswith(_RAW_DMESG_NAMES)]
         by_path = {f.path: f for f in files}
@@ -197,8 +223,8 @@ class LogCollector:
         if clock.unplaced:
             cov.notes.append("dmesg timestamps are seconds since boot and no boot time was found: "
                              "those events are placed by order only")
-        settle(cov, len(files), unreadable, self._missing("node_syslog", node),
-               self._unread("node_syslog", node))
+        settle(cov, len(files) + len(shared.files), unreadable + shared_unreadable,
+               self._missing("node_syslog", node), self._unread("node_syslog", node))
         obs.coverage.append(cov)
 
     def _controller(self, obs: Observations) -> None:

@@ -47,6 +47,9 @@ def bundle_sources(root: Root, workload: Workload) -> Sources:
 
     sources.app = described("app", "job_output")
     sources.nodes = {n: mark_journals(described(f"nodes/{n}", "node_syslog", n)) for n in workload.nodes}
+    # A file directly in nodes/ is a log several machines wrote (a syslog server's).
+    sources.shared_nodes = mark_journals([f for f in described("nodes", "node_syslog")
+                                          if len(PurePosixPath(f.name).parts) == 2])
     sources.controller = described("controller", "controller")
     sources.metrics = [f for f in described("metrics", "metrics") if f.name.endswith(".json")]
     _node_history(root, workload, sources)

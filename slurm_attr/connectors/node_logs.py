@@ -1,6 +1,7 @@
 """Observation source: each node's system logs, found by the `node_logs` path templates (a node
-name is substituted for {node}; globs allowed). Rotated files last written before the attempt's
-window are skipped."""
+name is substituted for {node}; globs allowed). A template without {node} names a log several
+machines write to (a syslog server's file): it is read once, each line going to the node its
+header names. Rotated files last written before the attempt's window are skipped."""
 
 from __future__ import annotations
 
@@ -38,8 +39,14 @@ class NodeLogs:
 
     def gather(self, ctx: AttemptContext, found: Sources) -> None:
         since = ctx.workload.start - timedelta(seconds=ctx.settings.margin_s)
+        per_node = tuple(t for t in ctx.settings.node_logs if "{node}" in t)
+        own: set[Path] = set()
         for node in ctx.workload.nodes:
-            found.nodes.setdefault(node, []).extend(
-                recent_files(ctx.settings.node_logs, since, node=node))
+            files = recent_files(per_node, since, node=node)
+            own.update(f.path for f in files)
+            found.nodes.setdefault(node, []).extend(files)
+        # A template without {node} is a log every machine writes to (a syslog server's file).
+        shared = tuple(t for t in ctx.settings.node_logs if "{node}" not in t)
+        found.shared_nodes += [f for f in recent_files(shared, since) if f.path not in own]
         found.missing["node_syslog"] = ("no file matches the node log templates for {node} "
                                         f"({', '.join(ctx.settings.node_logs)})")

@@ -35,6 +35,7 @@ from slurm_attr.decode.base import (
 )
 from slurm_attr.extract.layout import rank_layout
 from slurm_attr.extract.timestamps import Clock, Stamp
+from slurm_attr.extract.writer import node_named, writer_host
 from slurm_attr.model import Coverage, Event, Observations, SourceRef, Workload
 from slurm_attr.ruleset import Pattern, Ruleset
 from slurm_attr.sanitize import clean, strip_terminal_sequences
@@ -120,6 +121,7 @@ class Extractor:
         self.ruleset = ruleset
         self.workload = workload
         self.max_events_per_rule = max(1, max_events_per_rule)
+        self.node_names = {n.lower(): n for n in workload.nodes}
         self.kept: Counter[tuple[str | None, str]] = Counter()  # events kept per (node, rule)
         self.new_kinds: Counter[tuple[str | None, str]] = Counter()  # of those, kept past the cap
         # The last kept event of each burst, and of each matched text: what lines past the cap
@@ -242,6 +244,10 @@ class Extractor:
             fields.setdefault("prefix_host", host)
         if pattern.off_node:
             node, fields["off_node"] = None, "yes"  # no later step may place it on a node either
+        elif scan.origin == "node":
+            node = self._writer(text, scan)
+            if node is None:
+                return  # a shared log's line from a machine outside the job
         else:
             node = self._node_for(fields, scan)
         fields["node"] = node or "?"
@@ -408,9 +414,15 @@ class Extractor:
                 fields["failed_node"] = failed
         return not pattern.match_node or node in self.workload.nodes
 
+    def _writer(self, text: str, scan: FileScan) -> str | None:
+        """The node a system log line is from: the job's node its header names, else the node
+        whose log it is (a header may name the machine otherwise than Slurm does); in a log
+        several machines share, None for a line no node of the job wrote."""
+        host = writer_host(text)
+        named = node_named(host, self.node_names) if host else None
+        return named or scan.node
+
     def _node_for(self, fields: dict[str, str], scan: FileScan) -> str | None:
-        if scan.origin == "node":
-            return scan.node
         for key in ("node", "rnode", "host", "prefix_host"):
             named = fields.get(key)
             if not named:
