@@ -195,3 +195,19 @@ def test_the_corpus_reads_the_same_from_one_syslog_servers_file(tmp_path):
         return bool(shared)
     assert _moved(tmp_path, restyle) == []
     assert restyled >= 20  # the cases whose node logs name their writer
+
+
+def test_the_corpus_reads_the_same_from_rotated_node_logs(tmp_path):
+    """Each node log split where logrotate would have cut it: the older half compressed as `.1.gz`."""
+    def restyle(root: Path) -> bool:
+        rotated = False
+        for f in [f for f in _log_files(root) if f.parts[-3] == "nodes"]:
+            lines = f.read_bytes().split(b"\n")
+            if len(lines) < 4:
+                continue
+            half = len(lines) // 2
+            f.with_name(f.name + ".1.gz").write_bytes(gzip.compress(b"\n".join(lines[:half]) + b"\n"))
+            f.write_bytes(b"\n".join(lines[half:]))
+            rotated = True
+        return rotated
+    assert _moved(tmp_path, restyle) == []

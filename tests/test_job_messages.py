@@ -108,6 +108,17 @@ MESSAGES = [
      "srun: error: invalid MPI type 'pmix', --mpi=list for acceptable types", "host", "Slurm MPI plugin broken"),
     ("MPT ERROR: ibdev_multirail.c:progress_xrc_recv:7364 XRC recv QP to RTR: (unknown error) (22)", "network",
      "MPT InfiniBand error"),
+    # container runtimes the node's kernel gives no user namespace or loop device
+    ("FATAL:   while extracting image.sif: root filesystem extraction failed: extract command failed: ERROR  : "
+     "Failed to create user namespace: user namespace disabled", "host", "User namespaces unavailable"),
+    ("enroot-nsenter: failed to create user namespace: Permission denied", "host", "User namespaces unavailable"),
+    ("  ch-run[11544]: can't init user+mount namespaces: Invalid argument (ch_core.c:381 22)", "host",
+     "User namespaces unavailable"),
+    ("ERROR: no apparent support for loop devices!FAILED to loop mount image: /images/f3.squashfs", "host",
+     "No loop device for the image"),
+    ("FATAL:   container creation failed: mount /proc/self/fd/3->/var/singularity/mnt/session/rootfs error: while "
+     "mounting image /proc/self/fd/3: failed to find loop device: no loop devices available", "host",
+     "No loop device for the image"),
     ("E1120 10:18:50.796852     915 tpunetd_client.cc:311] Detected failure SLICE_FAILURE_CHIP_DRIVER_ERROR in "
      "session e6c885828b538167; Start failure handling", "gpu", "TPU chip driver error"),
 ]
