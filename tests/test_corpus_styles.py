@@ -1,4 +1,4 @@
-"""The real-incident corpus written in other log styles reads the same.
+"""The real-incident corpus (and the sample bundles) written in other log styles reads the same.
 
 Each case's job output is rewritten as other tools and sites write it (indented, tagged by a worker
 pool, coloured, CRLF, gzipped) and its node and controller logs in other timestamp styles (RFC 5424,
@@ -45,6 +45,7 @@ APP_STYLES: dict[str, Callable[[bytes], bytes]] = {
     "kubectl-prefix": _each_line(b"[pod/train-0/trainer] "),
     "colours": _each_line(b"\x1b[1;31m", b"\x1b[0m"),
     "crlf": lambda data: data.replace(b"\n", b"\r\n"),
+    "trailing-spaces": _each_line(b"", b"   "),  # Fortran pads its records
 }
 
 # ------------------------------------------------------------------ node and controller logs
@@ -103,7 +104,8 @@ def _restyle_log(path: Path, render: Render, clock: Clock, tz: tzinfo, host: str
 
 # ------------------------------------------------------------------ the check
 
-CASES = cases()
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_jobs"
+CASES = cases() + sorted(p for p in SAMPLES.iterdir() if (p / "workload.json").is_file())
 
 
 @cache
