@@ -451,6 +451,28 @@ def test_node_logs_in_a_local_zone_are_placed_on_the_job_timeline(cluster, scena
     assert json.loads(out)["sub_domain"] != "gpu"
 
 
+def test_a_syslog_servers_shared_file_gives_each_line_to_the_node_that_wrote_it(cluster, tmp_path):
+    """node_logs without {node}: one file every machine logs to, read once. node04's Xid during
+    its job is the cause; the same Xid from node01, which the job did not use, is not evidence."""
+    job = sbatch("-w", "node04", "-o", "shared-%j.out", "--wrap", "sleep 6; exit 1")
+    wait_until(lambda: squeue_state(job) == "RUNNING", 60, "the job to run")
+    time.sleep(2)
+    shared = DIR / "central" / "messages"
+    shared.parent.mkdir(exist_ok=True)
+    stamp = datetime.now(UTC).isoformat(timespec="microseconds")
+    shared.write_text("".join(f"{stamp} {host} {CHICAGO_XID}\n" for host in ("node01", "node04")))
+    wait_until(lambda: squeue_state(job) == "", 60, "the job to end")
+    config = tmp_path / "shared.toml"
+    config.write_text((DIR / "e2e.toml").read_text().replace(
+        f'node_logs = ["{DIR}/nodelogs/{{node}}/syslog*"]', f'node_logs = ["{shared}"]'))
+    out = _sh(sys.executable, "-m", "slurm_attr.cli", "analyze", "--job", job, "--format", "json",
+              env={**ENV, "SLURM_ATTR_CONFIG": str(config)})
+    d = json.loads(out)
+    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("gpu", ["node04"]), d["verdict"]
+    xids = [s for s in d["symptoms"] if s["kind"] == "gpu_xid"]
+    assert [s["node"] for s in xids] == ["node04"] and d["affected_nodes"] == ["node04"]
+
+
 RANK_JOB = r"""#!/bin/sh
 srun -n4 --distribution=cyclic sh -c '
 if [ "$SLURM_PROCID" = 2 ]; then
