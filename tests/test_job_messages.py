@@ -121,6 +121,18 @@ MESSAGES = [
      "No loop device for the image"),
     ("E1120 10:18:50.796852     915 tpunetd_client.cc:311] Detected failure SLICE_FAILURE_CHIP_DRIVER_ERROR in "
      "session e6c885828b538167; Start failure handling", "gpu", "TPU chip driver error"),
+    # a lock the mount refused as an operation (no lock manager, no flock support): the file system's
+    ('ValueError: Error opening "zarr" driver: Error writing local file "/scratch/u/ckpt/.zarray": Failed to '
+     'acquire lock on file: /scratch/u/ckpt/.zarray.__lock [OS error: Invalid argument]', "storage",
+     "file lock refused"),
+    ("OSError: [Errno 37] No locks available", "storage", "file lock refused"),
+    ("flock: /lustre/proj/run.lock: Function not implemented", "storage", "file lock refused"),
+    # ... except HDF5's, which has its own switch for mounts without locks
+    ("OSError: Unable to create file (unable to lock file, errno = 38, error message = 'Function not implemented')",
+     "application", "HDF5 file lock refused"),
+    # Slurm before 17.11: the memory and swap counter hit the limit, so the kernel killed
+    ("slurmstepd: Exceeded job memory limit at some point. oom-killer likely killed a process.", "host_oom",
+     "cgroup OOM"),
 ]
 
 
@@ -319,3 +331,23 @@ def test_an_mpi_type_slurm_does_not_offer_is_the_jobs_request(make_bundle):
     out = "srun: error: invalid MPI type 'pmix', --mpi=list for acceptable types\n"
     d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}, nodes="gpu-02"))
     assert d["sub_domain"] == "application"
+
+
+@pytest.mark.parametrize("out", [
+    "  File \"/home/u/run.py\", line 8, in <module>\n    fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)\n"
+    "BlockingIOError: [Errno 11] Resource temporarily unavailable",
+    "OSError: Unable to open file (unable to lock file, errno = 11, error message = 'Resource temporarily "
+    "unavailable')",
+], ids=["flock-held", "hdf5-held"])
+def test_a_lock_another_process_holds_is_the_jobs_contention_not_the_file_system(make_bundle, out):
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out + "\n"}, nodes="gpu-02"))
+    assert d["sub_domain"] == "application"
+
+
+def test_an_oom_kill_slurm_reports_after_the_cancel_it_brought_about_is_the_cause(make_bundle):
+    out = ("Processing reference #84\n"
+           "slurmstepd: *** JOB 4242 CANCELLED AT 2026-11-20T10:58:00 *** on gpu-02\n"
+           "slurmstepd: Exceeded step memory limit at some point. oom-killer likely killed a process.\n")
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}, nodes="gpu-02", state="CANCELLED",
+                                   exit_code="0:15"))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("host_oom", "cgroup OOM")
