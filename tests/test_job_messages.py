@@ -127,12 +127,28 @@ MESSAGES = [
      "file lock refused"),
     ("OSError: [Errno 37] No locks available", "storage", "file lock refused"),
     ("flock: /lustre/proj/run.lock: Function not implemented", "storage", "file lock refused"),
+    # ROMIO prints its own remedy, then the errno's text
+    ("File locking failed in ADIOI_Set_lock(fd 14,cmd F_SETLKW/7,type F_WRLCK/1,whence 0) with return value"
+     " FFFFFFFF and errno 26.", "storage", "MPI-IO file lock refused"),
+    ("ADIOI_Set_lock:: Function not implemented", "storage", "MPI-IO file lock refused"),
     # ... except HDF5's, which has its own switch for mounts without locks
     ("OSError: Unable to create file (unable to lock file, errno = 38, error message = 'Function not implemented')",
+     "application", "HDF5 file lock refused"),
+    ("#3 H5FDsec2.c line 939 in H5FD_sec2_lock(): unable to flock file, errno = 524, error message = 'Unknown error 524'",
      "application", "HDF5 file lock refused"),
     # Slurm before 17.11: the memory and swap counter hit the limit, so the kernel killed
     ("slurmstepd: Exceeded job memory limit at some point. oom-killer likely killed a process.", "host_oom",
      "cgroup OOM"),
+    # Open MPI: a remote daemon missing a system library; the openib transport's locked-memory help
+    ("orted: error while loading shared libraries: libnuma.so.1: cannot open shared object file: No such file or "
+     "directory", "host", "Launcher library missing"),
+    ("The OpenFabrics (openib) BTL failed to initialize while trying to", "host", "RDMA locked-memory limit"),
+    # Open MPI's signal handler: a mapped page with no backing (a full tmpfs), in its own spelling
+    ("[gpu-02:12597] Signal code: Non-existant physical address (2)", "host", "SIGBUS (shared memory)"),
+    # Open MPI 1.0-1.2 and later: a TCP connection the kernel gave up on
+    ("mca_btl_tcp_frag_recv: readv failed with errno=110", "network", "MPI TCP connection timed out"),
+    ("connect() failed with errno=113", "network", "MPI TCP connect failed"),
+    ("  Error number:      10 (IBV_EVENT_PORT_ERR)", "network", "MPI IB async error"),
 ]
 
 
@@ -351,3 +367,33 @@ def test_an_oom_kill_slurm_reports_after_the_cancel_it_brought_about_is_the_caus
     d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}, nodes="gpu-02", state="CANCELLED",
                                    exit_code="0:15"))
     assert (d["sub_domain"], d["root_cause"]["code"]) == ("host_oom", "cgroup OOM")
+
+
+def test_a_session_directory_open_mpi_could_not_create_is_that_nodes_even_when_the_job_then_hung(make_bundle):
+    out = ("[gpu-02.cluster.example:31532] opal_os_dirpath_create: Error: Unable to create the sub-directory "
+           "(/tmp/openmpi-sessions-u@gpu-02_0/2243) of (/tmp/openmpi-sessions-u@gpu-02_0/2243/0/7), mkdir failed [1]\n"
+           "[gpu-02.cluster.example:31532] [[2243,0],7] ORTE_ERROR_LOG: Error in file util/session_dir.c at line 106\n")
+    d = analyze_bundle(make_bundle({"app/out.log": out}))
+    assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == (
+        "host", "MPI session directory failed", ["gpu-02"])
+    # mpirun waits for the daemon that never reported: the limit is the consequence
+    d = analyze_bundle(make_bundle({"app/out.log": out}, state="TIMEOUT", exit_code="0:15"))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("host", "MPI session directory failed")
+
+
+def test_a_library_of_mpi_itself_missing_on_a_remote_node_is_the_jobs_environment(make_bundle):
+    out = "orted: error while loading shared libraries: libopen-rte.so.40: cannot open shared object file\n"
+    d = analyze_bundle(make_bundle({"app/out.log": out}))
+    assert d["sub_domain"] == "application"
+
+
+def test_a_tcp_connection_reset_by_a_dead_peer_is_not_the_network(make_bundle):
+    out = ("[gpu-01][[4567,1],0][btl_tcp_frag.c:215:mca_btl_tcp_frag_recv] mca_btl_tcp_frag_recv: readv failed: "
+           "Connection reset by peer (104)\n"
+           "mpirun noticed that process rank 7 with PID 1234 on node gpu-02 exited on signal 11 (Segmentation fault).\n")
+    d = analyze_bundle(make_bundle({"app/out.log": out}))
+    assert d["sub_domain"] == "application"
+    # timed out instead: the packets between the nodes stopped
+    timed_out = out.splitlines()[0].replace("Connection reset by peer (104)", "Connection timed out (110)")
+    d = analyze_bundle(make_bundle({"app/out.log": timed_out + "\n"}))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("network", "MPI TCP connection timed out")

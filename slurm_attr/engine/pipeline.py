@@ -310,7 +310,8 @@ class Engine:
             return
         kinds, codes = spec["kinds"], spec.get("codes", ())
         changed = [e for e in live
-                   if (e.kind in kinds or e.code in codes) and e.base_role == "symptom" and e.sub_domain]
+                   if (e.kind in kinds or e.code in codes) and e.base_role in ("symptom", "cause")
+                   and e.sub_domain]
         for event in changed:
             event.base_role, event.priority = "cause", max(event.priority, int(spec["priority"]))
             event.summary = f"{event.summary} {spec['note']}"
