@@ -149,6 +149,20 @@ MESSAGES = [
     ("mca_btl_tcp_frag_recv: readv failed with errno=110", "network", "MPI TCP connection timed out"),
     ("connect() failed with errno=113", "network", "MPI TCP connect failed"),
     ("  Error number:      10 (IBV_EVENT_PORT_ERR)", "network", "MPI IB async error"),
+    # any program missing a library the operating system's packages ship: the node's image
+    ("/home/u/bin/app: error while loading shared libraries: libicudata.so.50: cannot open shared object file: "
+     "No such file or directory", "host", "System library missing"),
+    ("error while loading shared libraries: libibverbs.so.1: cannot open shared object file", "host",
+     "System library missing"),
+    # Open MPI 1.0 and 1.2's wording of the verbs queues the locked-memory limit refused
+    ("[0,1,0][btl_openib.c:803:mca_btl_openib_module_init] error creating high priority cq for mthca0 errno says "
+     "Cannot allocate memory", "host", "RDMA locked-memory limit"),
+    ("The OpenIB BTL failed to initialize while trying to allocate some", "host", "RDMA locked-memory limit"),
+    # a completion error whose line a mail wrapped after `to: <peer>`
+    ("error polling LP CQ with status WORK REQUEST FLUSHED ERROR status", "network", "IB completion error"),
+    # hwloc rejecting the topology the node's BIOS or kernel reports, 1.x and 2.x
+    ("* Hwloc has encountered what looks like an error from the operating system.", "host", "Invalid CPU topology"),
+    ("* hwloc 2.0.4 received invalid information from the operating system.", "host", "Invalid CPU topology"),
 ]
 
 
@@ -156,6 +170,14 @@ MESSAGES = [
 def test_the_jobs_output_names_the_cause(make_bundle, out, sub_domain, code):
     d = analyze_bundle(make_bundle({"app/slurm-4242.out": out + "\n"}, nodes="gpu-02"))
     assert (d["sub_domain"], d["root_cause"]["code"]) == (sub_domain, code)
+
+
+@pytest.mark.parametrize("lib", ["libcudart.so.12", "libfftw3.so.3", "libmkl_rt.so.2",
+                                 "/opt/conda/envs/x/bin/../lib/./libz.so.1"])
+def test_a_toolkit_or_environment_library_missing_is_not_the_nodes_image(make_bundle, lib):
+    out = f"python: error while loading shared libraries: {lib}: cannot open shared object file\n"
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}, nodes="gpu-02"))
+    assert d["sub_domain"] != "host"
 
 
 def test_a_kernel_fault_nccl_reports_after_a_failed_transfer_is_that_transfers(make_bundle):
@@ -369,16 +391,16 @@ def test_an_oom_kill_slurm_reports_after_the_cancel_it_brought_about_is_the_caus
     assert (d["sub_domain"], d["root_cause"]["code"]) == ("host_oom", "cgroup OOM")
 
 
-def test_a_session_directory_open_mpi_could_not_create_is_that_nodes_even_when_the_job_then_hung(make_bundle):
+def test_a_session_directory_open_mpi_could_not_create_is_that_nodes_file_system_even_when_the_job_then_hung(make_bundle):
     out = ("[gpu-02.cluster.example:31532] opal_os_dirpath_create: Error: Unable to create the sub-directory "
            "(/tmp/openmpi-sessions-u@gpu-02_0/2243) of (/tmp/openmpi-sessions-u@gpu-02_0/2243/0/7), mkdir failed [1]\n"
            "[gpu-02.cluster.example:31532] [[2243,0],7] ORTE_ERROR_LOG: Error in file util/session_dir.c at line 106\n")
     d = analyze_bundle(make_bundle({"app/out.log": out}))
     assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == (
-        "host", "MPI session directory failed", ["gpu-02"])
+        "storage", "MPI session directory failed", ["gpu-02"])
     # mpirun waits for the daemon that never reported: the limit is the consequence
     d = analyze_bundle(make_bundle({"app/out.log": out}, state="TIMEOUT", exit_code="0:15"))
-    assert (d["sub_domain"], d["root_cause"]["code"]) == ("host", "MPI session directory failed")
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("storage", "MPI session directory failed")
 
 
 def test_a_library_of_mpi_itself_missing_on_a_remote_node_is_the_jobs_environment(make_bundle):
@@ -397,3 +419,37 @@ def test_a_tcp_connection_reset_by_a_dead_peer_is_not_the_network(make_bundle):
     timed_out = out.splitlines()[0].replace("Connection reset by peer (104)", "Connection timed out (110)")
     d = analyze_bundle(make_bundle({"app/out.log": timed_out + "\n"}))
     assert (d["sub_domain"], d["root_cause"]["code"]) == ("network", "MPI TCP connection timed out")
+
+
+_RULE = "-" * 74
+
+
+@pytest.mark.parametrize("field", ["  Local host:        gpu-02.local", "    Host:          gpu-02"])
+def test_an_open_mpi_help_message_names_its_node_in_a_field_of_its_own(make_bundle, field):
+    out = "\n".join([_RULE, "The OpenFabrics stack has reported a network error event.  Open MPI",
+                     "will try to continue, but your job may end up failing.", field,
+                     "  MPI process PID:   11840", "  Error number:      10 (IBV_EVENT_PORT_ERR)", _RULE, ""])
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}))
+    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("network", ["gpu-02"])
+
+
+@pytest.mark.parametrize("out", [
+    # the peer's field is not the node that saw the error
+    [_RULE, "  Error number:      10 (IBV_EVENT_PORT_ERR)", "  Remote host:       gpu-02", _RULE],
+    # a field outside the message the line is in belongs to another message
+    [_RULE, "  Local host:        gpu-02", _RULE, "  Error number:      10 (IBV_EVENT_PORT_ERR)", _RULE],
+    # no closing rule: not a help message
+    [_RULE, "  Error number:      10 (IBV_EVENT_PORT_ERR)", "  Local host:        gpu-02"],
+])
+def test_a_host_field_outside_the_lines_own_help_message_names_no_node(make_bundle, out):
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": "\n".join(out) + "\n"}))
+    assert d["sub_domain"] == "network"
+    assert d["root_cause"]["nodes"] == []
+
+
+def test_a_topology_warning_does_not_outweigh_the_jobs_own_error(make_bundle):
+    out = ("* hwloc 2.0.4 received invalid information from the operating system.\n"
+           "Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n"
+           "ValueError: shapes (3,) and (4,) not aligned\n")
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}, nodes="gpu-02"))
+    assert d["sub_domain"] == "application"

@@ -52,6 +52,12 @@ _KEYWORD_TRIES = 4  # keyword places tried in one long line
 # Past a rule's cap on a node, events of a kind not kept yet are still kept, up to this many.
 _NEW_KINDS_PAST_CAP = 1000
 _CONTEXT_LINES = 2
+# Open MPI (and PRRTE, PMIx) print their errors as help messages between two rules of dashes, the
+# node in a field of its own (`  Local host:        node-0-2`), above or below the line a rule
+# reads. `Remote host:` is the peer, so it is not taken.
+_HELP_RULE = re.compile(r"-{20,}\s*")
+_HELP_HOST = re.compile(r"\s+(?:Local host|Host|Hostname|Local hostname|Node):\s+([\w.-]{1,200})\s*")
+_HELP_LINES = 24
 
 
 hyperscan: Any
@@ -249,6 +255,10 @@ class Extractor:
             if node is None:
                 return  # a shared log's line from a machine outside the job
         else:
+            if len(self.workload.nodes) > 1 and not any(fields.get(k) for k in _NODE_FIELDS):
+                host = self._help_block_host(buf, start, end)
+                if host:
+                    fields["help_host"] = host
             node = self._node_for(fields, scan)
         fields["node"] = node or "?"
         seen = (node, pattern.id, matched)
@@ -422,8 +432,34 @@ class Extractor:
         named = node_named(host, self.node_names) if host else None
         return named or scan.node
 
+    def _help_block_host(self, buf: bytes, start: int, end: int) -> str | None:
+        """The `Local host:` field of the help message the hit lies in: only inside a message
+        closed by rules of dashes on both sides, so a field of another message is never taken."""
+        if buf.find(b"\n" + b"-" * 20, end, end + 8192) < 0:
+            return None  # the usual line: no rule below it, nothing more to read
+        above: list[str] = []
+        for line in reversed(self._lines_before(buf, start, _HELP_LINES)):
+            if _HELP_RULE.fullmatch(line):
+                break
+            above.append(line)
+        else:
+            return None
+        below: list[str] = []
+        for raw in buf[end + 1: end + 1 + 8192].split(b"\n")[:_HELP_LINES]:
+            line = text_of(raw)[0].rstrip("\r")
+            if _HELP_RULE.fullmatch(line):
+                break
+            below.append(line)
+        else:
+            return None
+        for line in (*above, *below):
+            m = _HELP_HOST.fullmatch(line)
+            if m:
+                return m.group(1)
+        return None
+
     def _node_for(self, fields: dict[str, str], scan: FileScan) -> str | None:
-        for key in ("node", "rnode", "host", "prefix_host"):
+        for key in _NODE_FIELDS:
             named = fields.get(key)
             if not named:
                 continue
@@ -512,6 +548,9 @@ class Extractor:
         if prev is not None and prev[1] is not None and line_no - prev[1] <= _CARRY_LINES:
             return prev[2], prev[1]
         return None, None
+
+
+_NODE_FIELDS = ("node", "rnode", "host", "prefix_host", "help_host")
 
 
 def search_near_keywords(pattern: Pattern, text: str) -> re.Match[str] | None:
