@@ -1409,12 +1409,12 @@ def test_ncclsystemerror_across_hosts_points_at_their_connection(make_bundle):
     ("gpu-02:4242:4300 [0] misc/ibvwrap.cc:217 NCCL WARN Call to ibv_create_cq failed with error Cannot allocate memory",
      "host", "RDMA locked-memory limit", "supported"),
     ("gpu-02:4242:4300 [1] register_mr_buffers:647 NCCL WARN NET/OFI Unable to register memory (type = 2) for device 5. "
-     "RC: -22, Error: Invalid argument", "host", "GPUDirect RDMA registration", "hypothesis"),
+     "RC: -22, Error: Invalid argument", "application", "GPU memory registration (libfabric)", "hypothesis"),
     ("gpu-02:4242:4300 [0] misc/ibvwrap.cc:284 NCCL WARN Call to ibv_reg_dmabuf_mr failed with error Bad address",
      "host", "GPUDirect RDMA registration", "hypothesis"),
 ])
-def test_memory_the_network_adapter_could_not_register_is_the_nodes_setup(make_bundle, line, sub_domain, code,
-                                                                           evidence):
+def test_memory_the_network_adapter_could_not_register_names_the_node_and_whose_setup(
+        make_bundle, line, sub_domain, code, evidence):
     d = analyze_bundle(make_bundle({"app/out.log": line + "\n"}))
     assert (d["sub_domain"], d["root_cause"]["code"], d["evidence_status"]) == (sub_domain, code, evidence)
     assert d["root_cause"]["nodes"] == ["gpu-02"]

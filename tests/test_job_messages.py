@@ -158,6 +158,10 @@ MESSAGES = [
     ("[0,1,0][btl_openib.c:803:mca_btl_openib_module_init] error creating high priority cq for mthca0 errno says "
      "Cannot allocate memory", "host", "RDMA locked-memory limit"),
     ("The OpenIB BTL failed to initialize while trying to allocate some", "host", "RDMA locked-memory limit"),
+    # NCCL given a topology (file, net plugin) that does not match what it sees
+    ("gpu-02:2196:2275 [1] graph/xml.h:101 NCCL WARN Attribute arch of node cpu not found", "application",
+     "NCCL topology mismatch"),
+    ("graph/topo.h:230 NCCL WARN Could not find NET with id 0", "application", "NCCL topology mismatch"),
     # a completion error whose line a mail wrapped after `to: <peer>`
     ("error polling LP CQ with status WORK REQUEST FLUSHED ERROR status", "network", "IB completion error"),
     # hwloc rejecting the topology the node's BIOS or kernel reports, 1.x and 2.x
