@@ -164,6 +164,10 @@ MESSAGES = [
     ("graph/topo.h:230 NCCL WARN Could not find NET with id 0", "application", "NCCL topology mismatch"),
     # a completion error whose line a mail wrapped after `to: <peer>`
     ("error polling LP CQ with status WORK REQUEST FLUSHED ERROR status", "network", "IB completion error"),
+    # PSM finding no adapter of its own on the node, the host and pid glued to the text
+    ("gpu-02.cluster.edu.28120PSM Could not find an InfiniPath Unit on device /dev/ipath (30s elapsed) (err=21)",
+     "host", "PSM adapter missing"),
+    ("gpu-02.53882PSM2 no hfi units are active (err=23)", "host", "PSM adapter missing"),
     # hwloc rejecting the topology the node's BIOS or kernel reports, 1.x and 2.x
     ("* Hwloc has encountered what looks like an error from the operating system.", "host", "Invalid CPU topology"),
     ("* hwloc 2.0.4 received invalid information from the operating system.", "host", "Invalid CPU topology"),
@@ -457,3 +461,14 @@ def test_a_topology_warning_does_not_outweigh_the_jobs_own_error(make_bundle):
            "ValueError: shapes (3,) and (4,) not aligned\n")
     d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}, nodes="gpu-02"))
     assert d["sub_domain"] == "application"
+
+
+def test_psm_names_the_node_its_adapter_is_missing_on(make_bundle):
+    out = ("gpu-02.cluster.edu.7384ipath_wait_for_device: The /dev/ipath device failed to appear after 30.0 seconds: "
+           "Connection timed out\n")
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}))
+    assert (d["root_cause"]["code"], d["root_cause"]["nodes"]) == ("PSM adapter missing", ["gpu-02"])
+    # contexts taken by the job's own concurrent runs are not the node's
+    out = "gpu-02.23245ipath_userinit: assign_context command failed: Network is down\n"
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}))
+    assert d["sub_domain"] != "host"
