@@ -168,6 +168,8 @@ MESSAGES = [
     ("gpu-02.cluster.edu.28120PSM Could not find an InfiniPath Unit on device /dev/ipath (30s elapsed) (err=21)",
      "host", "PSM adapter missing"),
     ("gpu-02.53882PSM2 no hfi units are active (err=23)", "host", "PSM adapter missing"),
+    # MVAPICH's intra-node channel finding /dev/shm full
+    ("gpu-02: Unable to allocate shared memory for intra-node messaging.", "host", "/dev/shm full"),
     # hwloc rejecting the topology the node's BIOS or kernel reports, 1.x and 2.x
     ("* Hwloc has encountered what looks like an error from the operating system.", "host", "Invalid CPU topology"),
     ("* hwloc 2.0.4 received invalid information from the operating system.", "host", "Invalid CPU topology"),
