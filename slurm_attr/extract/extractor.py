@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -58,6 +59,8 @@ _CONTEXT_LINES = 2
 _HELP_RULE = re.compile(r"-{20,}\s*")
 _HELP_HOST = re.compile(r"\s+(?:Local host|Host|Hostname|Local hostname|Node):\s+([\w.-]{1,200})\s*")
 _HELP_LINES = 24
+# The fields a hit's node is read from, most direct first.
+_NODE_FIELDS = ("node", "rnode", "host", "prefix_host", "help_host")
 
 
 hyperscan: Any
@@ -437,26 +440,12 @@ class Extractor:
         closed by rules of dashes on both sides, so a field of another message is never taken."""
         if buf.find(b"\n" + b"-" * 20, end, end + 8192) < 0:
             return None  # the usual line: no rule below it, nothing more to read
-        above: list[str] = []
-        for line in reversed(self._lines_before(buf, start, _HELP_LINES)):
-            if _HELP_RULE.fullmatch(line):
-                break
-            above.append(line)
-        else:
+        above = _until_rule(reversed(self._lines_before(buf, start, _HELP_LINES)))
+        below = _until_rule(text_of(raw)[0].rstrip("\r")
+                            for raw in buf[end + 1: end + 1 + 8192].split(b"\n")[:_HELP_LINES])
+        if above is None or below is None:
             return None
-        below: list[str] = []
-        for raw in buf[end + 1: end + 1 + 8192].split(b"\n")[:_HELP_LINES]:
-            line = text_of(raw)[0].rstrip("\r")
-            if _HELP_RULE.fullmatch(line):
-                break
-            below.append(line)
-        else:
-            return None
-        for line in (*above, *below):
-            m = _HELP_HOST.fullmatch(line)
-            if m:
-                return m.group(1)
-        return None
+        return next((m.group(1) for line in (*above, *below) if (m := _HELP_HOST.fullmatch(line))), None)
 
     def _node_for(self, fields: dict[str, str], scan: FileScan) -> str | None:
         for key in _NODE_FIELDS:
@@ -550,7 +539,14 @@ class Extractor:
         return None, None
 
 
-_NODE_FIELDS = ("node", "rnode", "host", "prefix_host", "help_host")
+def _until_rule(lines: Iterable[str]) -> list[str] | None:
+    """The lines up to a rule of dashes; None where no rule closes them."""
+    taken: list[str] = []
+    for line in lines:
+        if _HELP_RULE.fullmatch(line):
+            return taken
+        taken.append(line)
+    return None
 
 
 def search_near_keywords(pattern: Pattern, text: str) -> re.Match[str] | None:
