@@ -170,6 +170,9 @@ MESSAGES = [
     ("gpu-02.53882PSM2 no hfi units are active (err=23)", "host", "PSM adapter missing"),
     # MVAPICH's intra-node channel finding /dev/shm full
     ("gpu-02: Unable to allocate shared memory for intra-node messaging.", "host", "/dev/shm full"),
+    # Open MPI 1.0 and 1.1: the completion status as a number alone
+    ("[0,1,144][btl_openib_component.c:782:mca_btl_openib_component_progress]\n"
+     "error polling HP CQ with status 12 for wr_id 5775790 opcode 0", "network", "IB completion error"),
     # hwloc rejecting the topology the node's BIOS or kernel reports, 1.x and 2.x
     ("* Hwloc has encountered what looks like an error from the operating system.", "host", "Invalid CPU topology"),
     ("* hwloc 2.0.4 received invalid information from the operating system.", "host", "Invalid CPU topology"),
@@ -474,3 +477,14 @@ def test_psm_names_the_node_its_adapter_is_missing_on(make_bundle):
     out = "gpu-02.23245ipath_userinit: assign_context command failed: Network is down\n"
     d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}))
     assert d["sub_domain"] != "host"
+
+
+def test_the_runtimes_tcp_help_message_as_printed_names_the_network_and_its_node(make_bundle):
+    # PRRTE's and ORTE's help text breaks its first line after `connection`
+    out = "\n".join(["-" * 60, "A process or daemon was unable to complete a TCP connection", "to another process:",
+                     "  Local host:    gpu-02", "  Remote host:   10.104.5.40",
+                     "This is usually caused by a firewall on the remote host. Please",
+                     "check that any firewall (e.g., iptables) has been disabled and", "try again.", "-" * 60, ""])
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}))
+    assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == (
+        "network", "MPI TCP connect failed", ["gpu-02"])
