@@ -173,6 +173,9 @@ MESSAGES = [
     # Open MPI 1.0 and 1.1: the completion status as a number alone
     ("[0,1,144][btl_openib_component.c:782:mca_btl_openib_component_progress]\n"
      "error polling HP CQ with status 12 for wr_id 5775790 opcode 0", "network", "IB completion error"),
+    # GCC's driver: a compiler pass or the linker killed from outside
+    ("g++: fatal error: Killed signal terminated program cc1plus", "host_oom", "compiler SIGKILL"),
+    ("collect2: fatal error: ld terminated with signal 9 [Killed]", "host_oom", "compiler SIGKILL"),
     # hwloc rejecting the topology the node's BIOS or kernel reports, 1.x and 2.x
     ("* Hwloc has encountered what looks like an error from the operating system.", "host", "Invalid CPU topology"),
     ("* hwloc 2.0.4 received invalid information from the operating system.", "host", "Invalid CPU topology"),
