@@ -59,6 +59,7 @@ _CONTEXT_LINES = 2
 _HELP_RULE = re.compile(r"-{20,}\s*")
 _HELP_HOST = re.compile(r"\s+(?:Local host|Host|Hostname|Local hostname|Node):\s+([\w.-]{1,200})\s*")
 _HELP_LINES = 24
+_HELP_BYTES = 8192  # how far below a hit a help message's closing rule is looked for
 # The fields a hit's node is read from, most direct first.
 _NODE_FIELDS = ("node", "rnode", "host", "prefix_host", "help_host")
 
@@ -438,11 +439,11 @@ class Extractor:
     def _help_block_host(self, buf: bytes, start: int, end: int) -> str | None:
         """The `Local host:` field of the help message the hit lies in: only inside a message
         closed by rules of dashes on both sides, so a field of another message is never taken."""
-        if buf.find(b"\n" + b"-" * 20, end, end + 8192) < 0:
+        if buf.find(b"\n" + b"-" * 20, end, end + _HELP_BYTES) < 0:
             return None  # the usual line: no rule below it, nothing more to read
         above = _until_rule(reversed(self._lines_before(buf, start, _HELP_LINES)))
         below = _until_rule(text_of(raw)[0].rstrip("\r")
-                            for raw in buf[end + 1: end + 1 + 8192].split(b"\n")[:_HELP_LINES])
+                            for raw in buf[end + 1: end + 1 + _HELP_BYTES].split(b"\n")[:_HELP_LINES])
         if above is None or below is None:
             return None
         return next((m.group(1) for line in (*above, *below) if (m := _HELP_HOST.fullmatch(line))), None)
