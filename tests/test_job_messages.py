@@ -179,6 +179,44 @@ MESSAGES = [
     # hwloc rejecting the topology the node's BIOS or kernel reports, 1.x and 2.x
     ("* Hwloc has encountered what looks like an error from the operating system.", "host", "Invalid CPU topology"),
     ("* hwloc 2.0.4 received invalid information from the operating system.", "host", "Invalid CPU topology"),
+    # an InfiniBand port down, as each MPI says it (Open MPI 1.6 broke the line after `no`)
+    ("WARNING: There is at least one OpenFabrics device found but there are no\nactive ports detected (or Open MPI "
+     "was unable to use them).", "network", "IB port down"),
+    ("[mgmt:30198] 7 more processes have sent help message help-mpi-btl-openib.txt / no active ports found", "network",
+     "IB port down"),
+    ("MPID_nem_ib_init(386).....: Failed to get IB ports - No IB port found to be active", "network", "IB port down"),
+    ("[gpu-02:mpi_rank_0][rdma_open_hca] No active HCAs found on the system!!! 0", "network", "IB port down"),
+    # MVAPICH's signal handler
+    ("[gpu-02:mpi_rank_3][error_sighandler] Caught error: Bus error (signal 7)", "host", "SIGBUS (shared memory)"),
+    ("[gpu-02:mpi_rank_3][error_sighandler] Caught error: Segmentation fault (signal 11)", "application",
+     "Segmentation fault"),
+    # limits the node's daemon passes on to the job
+    ("libibverbs: Warning: RLIMIT_MEMLOCK is 32768 bytes.\n    This will severely limit memory registrations.",
+     "host", "RDMA locked-memory limit"),
+    ("[gpu-01:04123] ORTE_ERROR_LOG: The system limit on number of network connections a process can open was "
+     "reached in file oob_tcp.c at line 447", "host", "Process limit too low"),
+    ("[gpu-02:12345] Read -1, expected 65536, errno = 1", "host", "Cross-memory attach refused"),
+    # Open MPI's installation missing its own files on the node
+    ("Sorry!  You were supposed to get help about:\n    orte_init:startup:internal-failure\nfrom the file:\n"
+     "    help-orte-runtime\nBut I couldn't find any file matching that name.  Sorry!", "host",
+     "MPI installation incomplete"),
+    ("[gpu-01:12345] mca_oob_tcp_peer_try_connect: connect to 10.0.0.2:46311 failed: No route to host (113)",
+     "network", "MPI TCP connect failed"),
+    # a process dead of SIGBUS, as its parent reports it
+    ("Fatal Python error: Bus error", "host", "SIGBUS (shared memory)"),
+    ("RuntimeError: Rank 0 scheduler died during initialization (exit code: -7)", "host", "SIGBUS (shared memory)"),
+    ("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -7) local_rank: 0 (pid: 12345) of "
+     "binary: /usr/bin/python", "host", "SIGBUS (shared memory)"),
+    ("torch.distributed.elastic.multiprocessing.api: [WARNING] Signal 7 (SIGBUS) received by PID 4711", "host",
+     "SIGBUS (shared memory)"),
+    # a CUDA check macro that prints the error's number and place before its text (AMReX)
+    ("amrex::Abort::0::CUDA error 2 in file ../../amrex/Src/Base/AMReX_Arena.cpp line 169: out of memory !!!",
+     "gpu_oom", "CUDA error (out of memory !!!)"),
+    ("terminate called after throwing an instance of 'boost::interprocess::interprocess_exception'\n  what():  "
+     "boost::interprocess::intermodule_singleton initialization failed", "host", "/dev/shm full"),
+    # Slurm held a batch job whose launch failed on its node
+    ("JOBID PARTITION NAME USER ST TIME NODES NODELIST(REASON)\n4242 p job.sh u PD 0:00 1 (launch failed requeued held)",
+     "host", "Batch launch failed"),
 ]
 
 
@@ -491,3 +529,100 @@ def test_the_runtimes_tcp_help_message_as_printed_names_the_network_and_its_node
     d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}))
     assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == (
         "network", "MPI TCP connect failed", ["gpu-02"])
+
+
+def _help(*lines: str) -> str:
+    return "\n".join([_RULE, *lines, _RULE, ""])
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("The InfiniBand retry count between two MPI processes has been", 'exceeded.  "Retry count" is defined in the'),
+    ('The OpenFabrics "receiver not ready" retry count on a per-peer', "connection between two MPI processes has been"),
+    ('The OpenFabrics "receiver not ready" retry count on a shared receive', "queue or XRC receive queue has been"),
+])
+def test_open_mpis_help_for_a_transfer_out_of_retries_is_the_fabric_at_the_host_it_names(make_bundle, first, second):
+    out = _help(first, second, "  Local host:   gpu-02", "  Local device: mlx4_0", "  Peer host:    gpu-01")
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}))
+    assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == (
+        "network", "IB completion error", ["gpu-02"])
+
+
+def test_an_adapter_with_every_port_down_is_that_nodes_link_but_not_over_the_jobs_own_error(make_bundle):
+    ports = _help("WARNING: There is at least non-excluded one OpenFabrics device found,",
+                  "but there are no active ports detected (or Open MPI was unable to use",
+                  "them).  This is most certainly not what you wanted.  Check your", "  Local host: gpu-02")
+    unreachable = _help("At least one pair of MPI processes are unable to reach each other for",
+                        "  Process 1 ([[5442,1],0]) is on host: gpu-01", "  Process 2 ([[5442,1],1]) is on host: gpu-02")
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": ports + unreachable}))
+    assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == ("network", "IB port down", ["gpu-02"])
+    # on a node with an unused adapter the warning is printed before every run
+    error = "Traceback (most recent call last):\n  File \"solve.py\", line 9, in <module>\nKeyError: 'dt'\n"
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": ports + error}))
+    assert d["sub_domain"] == "application"
+
+
+def test_a_driver_that_registers_only_part_of_memory_is_the_nodes_setting(make_bundle):
+    out = _help("WARNING: It appears that your OpenFabrics subsystem is configured to only",
+                "allow registering part of your physical memory.  This can cause MPI jobs to",
+                "  Local host:              gpu-02", "  Registerable memory:     32768 MiB")
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}))
+    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("host", ["gpu-02"])
+
+
+@pytest.mark.parametrize(("file", "sub_domain", "code"), [
+    ("/dev/shm/vader_segment.gpu-02.53e60001.0", "host", "/dev/shm full"),
+    ("/tmp/openmpi-sessions-u@gpu-02_0/3562/1/shared_mem_pool.gpu-02", "storage", "MPI session directory failed"),
+])
+def test_no_room_for_open_mpis_shared_memory_file_is_the_file_system_it_is_in(make_bundle, file, sub_domain, code):
+    out = _help(f"It appears as if there is not enough space for {file} (the shared-memory backing",
+                "file). It is likely that your MPI job will now either abort or experience",
+                "  Local host:  gpu-02", "  Space Requested: 4194312 B", "  Space Available: 0 B")
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}))
+    assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == (sub_domain, code, ["gpu-02"])
+
+
+def test_mpirun_reporting_a_rank_dead_of_a_bus_error_names_its_node(make_bundle):
+    out = "mpirun noticed that process rank 5 with PID 31337 on node gpu-02 exited on signal 7 (Bus error).\n"
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}))
+    assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == (
+        "host", "SIGBUS (shared memory)", ["gpu-02"])
+
+
+def test_a_node_the_launcher_cannot_reach_over_ssh_is_that_node(make_bundle):
+    out = "ssh: connect to host gpu-02 port 22: No route to host\n"
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}))
+    assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == ("host", "Node unreachable", ["gpu-02"])
+    # a key the user has not set up is not the node
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": "Permission denied (publickey,password).\n"}))
+    assert d["sub_domain"] != "host"
+
+
+def test_a_cross_memory_copy_refused_for_another_reason_is_not_the_ptrace_setting(make_bundle):
+    out = "[gpu-02:12345] Read -1, expected 65536, errno = 14\n"
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}))
+    assert d["sub_domain"] != "host"
+
+
+def test_a_torchrun_worker_dead_of_a_bus_error_is_shared_memory_on_the_host_its_table_names(make_bundle):
+    out = ("Root Cause (first observed failure):\n[0]:\n  time      : 2026-11-20_10:30:00\n  host      : gpu-02\n"
+           "  rank      : 3 (local_rank: 1)\n  exitcode  : -7 (pid: 4711)\n")
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}))
+    assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == (
+        "host", "SIGBUS (shared memory)", ["gpu-02"])
+
+
+def test_hydras_report_of_a_rank_dead_of_a_bus_error_names_the_node_it_ran_at(make_bundle):
+    rule = "=" * 83
+    out = "\n".join([rule, "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES", "=   PID 28219 RUNNING AT gpu-02",
+                     "=   RANK 0 PID 28219 RUNNING AT gpu-02", "=   KILLED BY SIGNAL: 7 (Bus error)", rule, ""])
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}))
+    assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == (
+        "host", "SIGBUS (shared memory)", ["gpu-02"])
+
+
+def test_crays_alps_oom_kill_names_the_node_by_its_number(make_bundle):
+    out = ("  [NID 00151] 2026-11-20 10:40:14 Apid 121706: initiated application termination\n"
+           "  [NID 00151] 2026-11-20 10:41:17 Apid 121706: OOM killer terminated this process.\n"
+           "  Application 121706 exit signals: Killed\n")
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}, nodes="nid00151,nid00152"))
+    assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == ("host_oom", "OOM kill", ["nid00151"])

@@ -196,16 +196,23 @@ _PROXY_LAYER = re.compile(r"\[proxy:[\d:]+@(?P<host>[\w.-]+)\]")
 # UCX's log prefix names host, pid and thread (`[1652739463.054681] [cn0022:4071024:0]   ib_iface.c:1035
 # UCX  ERROR ...`).
 _UCX_LAYER = re.compile(r"\[(?P<host>[A-Za-z][\w.-]*):\d+:\d+\]\s")
+# Cray's ALPS names the node by its number (`[NID 00151] 2014-05-01 20:41:14 Apid 121706: OOM killer
+# terminated this process.`); the node's name is `nid` and that number, five digits.
+_CRAY_NID_LAYER = re.compile(r"\[NID (?P<nid>\d{5})\] ")
 
 
 def prefix_host(line: str) -> str | None:
     """The host a launcher's prefix layer names (`[host:N]:`, `[proxy:0:1@host]`, pdsh's `host: `),
     looking through the layers in front."""
+    line = line.lstrip(" \t")  # Cray's ALPS indents its lines
     for _ in range(_MAX_LAYERS):
         m = (_HOST_LAYER.match(line) or _PROXY_LAYER.match(line) or _UCX_LAYER.match(line)
              or _PDSH_LAYER.match(line))
         if m:
             return m["host"]
+        m = _CRAY_NID_LAYER.match(line)
+        if m:
+            return f"nid{m['nid']}"
         m = _RANK_LAYER.match(line) or _STAMP_LAYER.match(line) or _TAG_LAYER.match(line)
         if not m or m.end() == 0:
             return None

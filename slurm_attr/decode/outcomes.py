@@ -19,7 +19,7 @@ OUTCOME_KEYS = frozenset({
     "node.reason", "node.down", "node.not_responding",
     "hung_task.fs", "hung_task.io_wait", "hung_task.gpu_driver", "hung_task.nic_driver",
     "os_error.quota", "os_error.storage",
-    "torchrun.sigkill", "torchrun.sigkill.first_failure",
+    "torchrun.sigkill", "torchrun.sigkill.first_failure", "torchrun.sigbus",
     "torchrun.signal", "torchrun.signal.first_failure",
     "torchrun.exit", "torchrun.exit.first_failure",
     "execve.spool_missing", "execve.command_missing",

@@ -508,6 +508,12 @@ def decode_torchrun_failure(fields: dict[str, str], ctx: DecodeContext) -> Class
             code="worker SIGKILL", node=host,
             summary=f"torchrun: {who}{where} was killed with SIGKILL{first}: most often the kernel "
                     "OOM killer.")
+    if code == -7:
+        return classified(ctx, "torchrun.sigbus", code="SIGBUS (shared memory)", node=host,
+                          summary=f"torchrun: {who}{where} died of a bus error{first}: mapped memory "
+                                  "failed, most often /dev/shm full or too small.",
+                          action="Give the job a larger /dev/shm (container --shm-size, the node's "
+                                 "tmpfs size) or fewer DataLoader workers.")
     if code < 0:
         return classified(ctx, "torchrun.signal.first_failure" if root else "torchrun.signal",
                           code=f"worker signal {-code}", node=host,

@@ -55,9 +55,12 @@ _NEW_KINDS_PAST_CAP = 1000
 _CONTEXT_LINES = 2
 # Open MPI (and PRRTE, PMIx) print their errors as help messages between two rules of dashes, the
 # node in a field of its own (`  Local host:        node-0-2`), above or below the line a rule
-# reads. `Remote host:` is the peer, so it is not taken.
-_HELP_RULE = re.compile(r"-{20,}\s*")
-_HELP_HOST = re.compile(r"\s+(?:Local host|Host|Hostname|Local hostname|Node):\s+([\w.-]{1,200})\s*")
+# reads. `Remote host:` is the peer, so it is not taken. MPICH's Hydra frames its report of a dead
+# rank in rules of `=` (`=   RANK 0 PID 28219 RUNNING AT gpu-02` / `=   KILLED BY SIGNAL: 7 (Bus
+# error)`).
+_HELP_RULE = re.compile(r"(?:-{20,}|={20,})\s*")
+_HELP_HOST = re.compile(r"\s+(?:Local host|Host|Hostname|Local hostname|Node):\s+([\w.-]{1,200})\s*"
+                        r"|=\s+RANK \d+ PID \d+ RUNNING AT ([\w.-]{1,200})\s*")
 _HELP_LINES = 24
 _HELP_BYTES = 8192  # how far below a hit a help message's closing rule is looked for
 # The fields a hit's node is read from, most direct first.
@@ -439,14 +442,15 @@ class Extractor:
     def _help_block_host(self, buf: bytes, start: int, end: int) -> str | None:
         """The `Local host:` field of the help message the hit lies in: only inside a message
         closed by rules of dashes on both sides, so a field of another message is never taken."""
-        if buf.find(b"\n" + b"-" * 20, end, end + _HELP_BYTES) < 0:
+        if (buf.find(b"\n" + b"-" * 20, end, end + _HELP_BYTES) < 0
+                and buf.find(b"\n" + b"=" * 20, end, end + _HELP_BYTES) < 0):
             return None  # the usual line: no rule below it, nothing more to read
         above = _until_rule(reversed(self._lines_before(buf, start, _HELP_LINES)))
         below = _until_rule(text_of(raw)[0].rstrip("\r")
                             for raw in buf[end + 1: end + 1 + _HELP_BYTES].split(b"\n")[:_HELP_LINES])
         if above is None or below is None:
             return None
-        return next((m.group(1) for line in (*above, *below) if (m := _HELP_HOST.fullmatch(line))), None)
+        return next((m[1] or m[2] for line in (*above, *below) if (m := _HELP_HOST.fullmatch(line))), None)
 
     def _node_for(self, fields: dict[str, str], scan: FileScan) -> str | None:
         for key in _NODE_FIELDS:
