@@ -558,11 +558,14 @@ def _check_hung_on(policy: dict[str, Any], path: Path) -> None:
     spec = policy.get("hung_on")
     if spec is None:
         return
-    ok = (isinstance(spec, dict) and {"states", "kinds", "priority", "note"} <= set(spec)
+    ok = (isinstance(spec, dict) and {"states", "kinds", "priority", "notes"} <= set(spec)
           and _names(spec["states"]) and _names(spec["kinds"]) and _percent(spec["priority"])
-          and isinstance(spec["note"], str) and ("codes" not in spec or _names(spec["codes"])))
+          and isinstance(spec["notes"], dict) and set(spec["notes"]) == set(spec["states"])
+          and all(isinstance(n, str) for n in spec["notes"].values())
+          and ("codes" not in spec or _names(spec["codes"])))
     _require(ok, _locate(path, "hung_on:"),
-             "hung_on needs states and kinds (lists of names), priority (0-100) and note; codes is a list")
+             "hung_on needs states and kinds (lists of names), priority (0-100) and notes (a sentence for "
+             "each state); codes is a list")
 
 
 def _check_lost_node_after(policy: dict[str, Any], path: Path) -> None:

@@ -1272,6 +1272,16 @@ def test_a_job_that_hung_on_a_failed_transfer_until_its_time_limit_is_the_transf
     assert "hung until" not in d["verdict"]
 
 
+def test_a_job_its_user_cancelled_after_a_failed_connection_hung_on_the_connection(make_bundle):
+    out = "[gpu-02:12018] [0,0,2]-[0,0,0] mca_oob_tcp_peer_complete_connect:\n    connect() failed with errno=113\n"
+    d = analyze_bundle(make_bundle({"app/out.log": out}, state="CANCELLED", exit_code="0:2"))
+    assert d["sub_domain"] == "network" and "hung until it was cancelled" in d["verdict"]
+    assert d["terminal_state"] == "CANCELLED"
+    # a cancel with nothing failing before it stays a cancel
+    d = analyze_bundle(make_bundle({"app/out.log": "step 10 loss 2.31\n"}, state="CANCELLED", exit_code="0:2"))
+    assert d["sub_domain"] == "cancelled"
+
+
 def test_a_rank_that_died_of_a_floating_point_exception_left_the_job_hanging_until_its_limit(make_bundle):
     out = ("Node: 4 Proc: 92\n"
            "Floating point exception!\n"

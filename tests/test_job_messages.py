@@ -195,6 +195,10 @@ MESSAGES = [
      "host", "RDMA locked-memory limit"),
     ("[gpu-01:04123] ORTE_ERROR_LOG: The system limit on number of network connections a process can open was "
      "reached in file oob_tcp.c at line 447", "host", "Process limit too low"),
+    ("[gpu-01:22862] [[6399,0],0] ORTE_ERROR_LOG: The system limit\non number of network connections a process can "
+     "open was reached in file oob_tcp.c at line 447", "host", "Process limit too low"),
+    ("Error: system limit exceeded on number of network connections that can\nbe open", "host", "Process limit too low"),
+    ("[gpu-02:13463] mca_oob_tcp_accept: accept() failed with errno 24.", "host", "Process limit too low"),
     ("[gpu-02:12345] Read -1, expected 65536, errno = 1", "host", "Cross-memory attach refused"),
     # Open MPI's installation missing its own files on the node
     ("Sorry!  You were supposed to get help about:\n    orte_init:startup:internal-failure\nfrom the file:\n"
@@ -214,6 +218,27 @@ MESSAGES = [
      "gpu_oom", "CUDA error (out of memory !!!)"),
     ("terminate called after throwing an instance of 'boost::interprocess::interprocess_exception'\n  what():  "
      "boost::interprocess::intermodule_singleton initialization failed", "host", "/dev/shm full"),
+    ("slurmstepd: error: Prolog hung on node gpu-02", "host", "Node prolog hung"),
+    ("slurmstepd: error: Munge decode failed: Expired credential\nslurmstepd: error: Verifying authentication "
+     "credential: Expired credential", "host", "Credential refused (munge)"),
+    ("slurmstepd: error: _fork_all_tasks: Failed to invoke task plugins: one of task_p_pre_setuid functions returned "
+     "error", "host", "Task plugin failed"),
+    # a worker killed from outside, as its parent reports it
+    ("torch.multiprocessing.spawn.ProcessExitedException: process 0 terminated with signal SIGKILL", "host_oom",
+     "worker SIGKILL"),
+    ("subprocess.CalledProcessError: Command '['/usr/bin/python', '-u', 'train.py', '--local_rank=0']' died with "
+     "<Signals.SIGKILL: 9>.", "host_oom", "worker SIGKILL"),
+    # NCCL quoting CUDA's refusal of a GPU number the process cannot see
+    ("[rank3]: ncclUnhandledCudaError: Call to CUDA function failed.\n[rank3]: Last error:\n"
+     "[rank3]: Cuda failure 'invalid device ordinal'", "application", "GPU index out of range"),
+    ('squeue: error: Munge encode failed: Failed to access "/var/run/munge/munge.socket.2": Permission denied',
+     "host", "munge unavailable"),
+    ("srun: error: Invalid user for SlurmUser slurm, ignored\nsrun: fatal: Unable to process configuration file",
+     "host", "User lookup failed"),
+    ("environment: line 17: /usr/share/lmod/lmod/libexec/lmod: No such file or directory\n"
+     "/var/spool/slurmd/job4242/slurm_script: line 8: mpirun: command not found", "host", "Module system missing"),
+    ("[gpu-02:22914] [btl_gm.c:489] send completed with unhandled gm error 18\n[gpu-02:22914] pml_ob1_sendreq.c:211 "
+     "FATAL", "network", "Myrinet send failed"),
     # Slurm held a batch job whose launch failed on its node
     ("JOBID PARTITION NAME USER ST TIME NODES NODELIST(REASON)\n4242 p job.sh u PD 0:00 1 (launch failed requeued held)",
      "host", "Batch launch failed"),
@@ -626,3 +651,10 @@ def test_crays_alps_oom_kill_names_the_node_by_its_number(make_bundle):
            "  Application 121706 exit signals: Killed\n")
     d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}, nodes="nid00151,nid00152"))
     assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == ("host_oom", "OOM kill", ["nid00151"])
+
+
+def test_srun_waiting_in_vain_for_one_nodes_slurmd_names_that_node(make_bundle):
+    out = "srun: error: slurm_receive_msgs: [[gpu-02.cluster]:6818] failed: Socket timed out on send/recv operation\n"
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}))
+    assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == (
+        "host", "slurmd not answering", ["gpu-02"])

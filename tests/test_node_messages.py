@@ -14,6 +14,7 @@ ABORTED = "RuntimeError: NCCL communicator was aborted on rank 3.\n"
 MESSAGES = [
     ("network", "NIC link down", ["mlx5_core 0000:08:00.7 ens9f0v5: Link down"]),
     ("network", "NIC link down", ["mlx5_core 0000:5e:00.0: Link is Down"]),
+    ("network", "NIC link down", ["igb 0000:02:00.0 eno1: igb: eno1 NIC Link is Down"]),
     ("network", "NIC cable", ["mlx5_core 0000:3b:00.0: Port module event[error]: module 0, Cable error, High Temperature"]),
     ("network", "HCA failure", ["mlx5_core 0000:08:01.0: wait_func:1203:(pid 435): ENABLE_HCA(0x104) timeout. Will "
                                 "cause a leak of a command resource"]),
@@ -23,6 +24,10 @@ MESSAGES = [
     ("network", "IB retry exceeded", ["infiniband mlx5_0: mlx5_handle_error_cqe:332:(pid 0): WC error: 12, Message: "
                                       "transport retry counter exceeded"]),
     ("storage", "NFS timeout", ["nfs: server 10.4.0.16 not responding, still trying"]),
+    ("storage", "Lustre", ["Lustre: 3351:0:(client.c:2146:ptlrpc_expire_one_request()) @@@ Request sent has timed out "
+                           "for slow reply: [sent 1700000000/real 1700000000]  req@ffff8 x1/t0(0) o4->scratch-OST0004-"
+                           "osc-ffff8@10.0.0.5@o2ib:6/4 lens 488/448 e 0 to 1 dl 1700000007 ref 2 fl Rpc:X/0/ffffffff "
+                           "rc 0/-1"]),
     ("storage", "NFS locks lost", ["NFS: nfs4_reclaim_open_state: Lock reclaim failed!"]),
     ("host", "Fabric Manager cannot start", ['Kernel module "ib_umad" has not been loaded, fabric manager cannot be '
                                              'started']),
@@ -73,6 +78,7 @@ MESSAGES = [
     ("host", "Host hardware error", ["[Hardware Error]: Uncorrected, software restartable error."]),
     ("host", "PCIe fatal", ["pcieport 0000:00:03.0: AER: Uncorrected (Fatal) error received: 0000:03:00.0"]),
     ("host", "CPU lockup", ["watchdog: BUG: soft lockup - CPU#18 stuck for 27s! [python3:2254956]"]),
+    ("host", "CPU lockup", ["rcu: INFO: rcu_sched self-detected stall on CPU"]),
     ("host", "Kernel panic", ["Kernel panic - not syncing: Fatal exception"]),
     ("host", "NVIDIA driver version mismatch", ["NVRM: API mismatch: the client has the version 535.54.03, but",
                                                 "NVRM: this kernel module has the version 530.30.02.  Please"]),

@@ -368,8 +368,13 @@ def test_a_collective_comparison_without_its_operations_is_named(rules_copy):
 
 
 def test_a_hang_rule_without_its_priority_is_named(rules_copy):
-    _edit(rules_copy / "policy.yaml", "  priority: 60\n  note:", "  priority: high\n  note:")
+    _edit(rules_copy / "policy.yaml", "  priority: 60\n  notes:", "  priority: high\n  notes:")
     assert "hung_on needs states and kinds" in _only_line(_check(rules_copy))
+
+
+def test_a_hang_rule_without_a_note_for_each_of_its_states_is_named(rules_copy):
+    _edit(rules_copy / "policy.yaml", '    CANCELLED: "The job then hung until it was cancelled."\n', "")
+    assert "notes (a sentence for each state)" in _only_line(_check(rules_copy))
 
 
 def test_a_lost_node_rule_with_an_unknown_domain_is_named(rules_copy):

@@ -303,8 +303,8 @@ class Engine:
         _make_cause(event, spec, {"aspect": aspect, "node": event.node or "", "others": " and ".join(said)})
 
     def hung_on_failures(self, live: list[Event]) -> None:
-        """Transport failures in a job that then ran into its time limit: what it hung on (policy
-        `hung_on`) becomes the cause."""
+        """Transport failures in a job that then ran into its time limit, or that its user then
+        cancelled: what it hung on (policy `hung_on`) becomes the cause."""
         spec = self.policy.get("hung_on")
         if not spec or self.workload.state not in spec["states"]:
             return
@@ -314,7 +314,7 @@ class Engine:
                    and e.sub_domain]
         for event in changed:
             event.base_role, event.priority = "cause", max(event.priority, int(spec["priority"]))
-            event.summary = f"{event.summary} {spec['note']}"
+            event.summary = f"{event.summary} {spec['notes'][self.workload.state]}"
         self.hung = changed
         self.trace.add("correlate", "hung_on", f"{len(changed)} failures the job hung on until "
                        f"it ended {self.workload.state}", changed)
@@ -347,14 +347,15 @@ class Engine:
                        f"{failed} logged a failing part before Slurm lost it", [fault])
 
     def hang_explains_limit(self, live: list[Event]) -> None:
-        """The time limit a job hung into is the hang's consequence, whatever the failure's domain,
-        once the failure is known not to be teardown of the kill."""
+        """The time limit a job hung into, or the cancel that ended its hang, is the hang's
+        consequence, whatever the failure's domain, once the failure is known not to be teardown
+        of the kill."""
         hung = [e for e in self.hung if e.demoted_by is None]
         if not hung:
             return
         first = min(hung, key=Event.sort_key)
         for event in live:
-            if event.sub_domain == "time_limit" and event.demoted_by is None:
+            if event.sub_domain in ("time_limit", "cancelled") and event.demoted_by is None:
                 _demote(event, "hung_on", first)
 
     def hung_after_done(self, live: list[Event], obs: Observations) -> None:
