@@ -440,8 +440,9 @@ class Extractor:
         return named or scan.node
 
     def _help_block_host(self, buf: bytes, start: int, end: int) -> str | None:
-        """The `Local host:` field of the help message the hit lies in: only inside a message
-        closed by rules of dashes on both sides, so a field of another message is never taken."""
+        """The `Local host:` (or Hydra's `RUNNING AT`) field of the message the hit lies in: only
+        inside a message closed by rules (of dashes, or Hydra's of `=`) on both sides, so a field
+        of another message is never taken."""
         if (buf.find(b"\n" + b"-" * 20, end, end + _HELP_BYTES) < 0
                 and buf.find(b"\n" + b"=" * 20, end, end + _HELP_BYTES) < 0):
             return None  # the usual line: no rule below it, nothing more to read
