@@ -586,14 +586,6 @@ def test_an_adapter_with_every_port_down_is_that_nodes_link_but_not_over_the_job
     assert d["sub_domain"] == "application"
 
 
-def test_a_driver_that_registers_only_part_of_memory_is_the_nodes_setting(make_bundle):
-    out = _help("WARNING: It appears that your OpenFabrics subsystem is configured to only",
-                "allow registering part of your physical memory.  This can cause MPI jobs to",
-                "  Local host:              gpu-02", "  Registerable memory:     32768 MiB")
-    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}))
-    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("host", ["gpu-02"])
-
-
 @pytest.mark.parametrize(("file", "sub_domain", "code"), [
     ("/dev/shm/vader_segment.gpu-02.53e60001.0", "host", "/dev/shm full"),
     ("/tmp/openmpi-sessions-u@gpu-02_0/3562/1/shared_mem_pool.gpu-02", "storage", "MPI session directory failed"),
@@ -606,19 +598,6 @@ def test_no_room_for_open_mpis_shared_memory_file_is_the_file_system_it_is_in(ma
     assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == (sub_domain, code, ["gpu-02"])
 
 
-def test_mpirun_reporting_a_rank_dead_of_a_bus_error_names_its_node(make_bundle):
-    out = "mpirun noticed that process rank 5 with PID 31337 on node gpu-02 exited on signal 7 (Bus error).\n"
-    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}))
-    assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == (
-        "host", "SIGBUS (shared memory)", ["gpu-02"])
-
-
-def test_a_node_the_launcher_cannot_reach_over_ssh_is_that_node(make_bundle):
-    out = "ssh: connect to host gpu-02 port 22: No route to host\n"
-    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}))
-    assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == ("host", "Node unreachable", ["gpu-02"])
-
-
 @pytest.mark.parametrize("out", [
     "Permission denied (publickey,password).",  # a key the user has not set up
     "[gpu-02:12345] Read -1, expected 65536, errno = 14",  # a bad address, not the ptrace setting
@@ -628,33 +607,38 @@ def test_what_only_resembles_a_nodes_setting_is_not_the_node(make_bundle, out):
     assert d["sub_domain"] != "host"
 
 
-def test_a_torchrun_worker_dead_of_a_bus_error_is_shared_memory_on_the_host_its_table_names(make_bundle):
-    out = ("Root Cause (first observed failure):\n[0]:\n  time      : 2026-11-20_10:30:00\n  host      : gpu-02\n"
-           "  rank      : 3 (local_rank: 1)\n  exitcode  : -7 (pid: 4711)\n")
-    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}))
-    assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == (
-        "host", "SIGBUS (shared memory)", ["gpu-02"])
+_HYDRA_RULE = "=" * 83
+
+# (output, the job's nodes, sub_domain, root cause code, the node it names) in a multi-node job: the
+# node comes from the message itself, a field of it, or the launcher's prefix.
+NAMED_NODE_MESSAGES = [
+    (_help("WARNING: It appears that your OpenFabrics subsystem is configured to only",
+           "allow registering part of your physical memory.  This can cause MPI jobs to",
+           "  Local host:              gpu-02", "  Registerable memory:     32768 MiB"),
+     "gpu-[01-02]", "host", "RDMA registerable memory limited", "gpu-02"),
+    ("mpirun noticed that process rank 5 with PID 31337 on node gpu-02 exited on signal 7 (Bus error).\n",
+     "gpu-[01-02]", "host", "SIGBUS (shared memory)", "gpu-02"),
+    ("ssh: connect to host gpu-02 port 22: No route to host\n", "gpu-[01-02]", "host", "Node unreachable", "gpu-02"),
+    # torchrun's failure table names the host of the worker that died
+    ("Root Cause (first observed failure):\n[0]:\n  time      : 2026-11-20_10:30:00\n  host      : gpu-02\n"
+     "  rank      : 3 (local_rank: 1)\n  exitcode  : -7 (pid: 4711)\n",
+     "gpu-[01-02]", "host", "SIGBUS (shared memory)", "gpu-02"),
+    # MPICH's Hydra frames its report of a dead rank in rules of `=`
+    ("\n".join([_HYDRA_RULE, "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES",
+                "=   PID 28219 RUNNING AT gpu-02", "=   RANK 0 PID 28219 RUNNING AT gpu-02",
+                "=   KILLED BY SIGNAL: 7 (Bus error)", _HYDRA_RULE, ""]),
+     "gpu-[01-02]", "host", "SIGBUS (shared memory)", "gpu-02"),
+    # Cray's ALPS names the node by its number
+    ("  [NID 00151] 2026-11-20 10:40:14 Apid 121706: initiated application termination\n"
+     "  [NID 00151] 2026-11-20 10:41:17 Apid 121706: OOM killer terminated this process.\n"
+     "  Application 121706 exit signals: Killed\n", "nid00151,nid00152", "host_oom", "OOM kill", "nid00151"),
+    ("srun: error: slurm_receive_msgs: [[gpu-02.cluster]:6818] failed: Socket timed out on send/recv operation\n",
+     "gpu-[01-02]", "host", "slurmd not answering", "gpu-02"),
+]
 
 
-def test_hydras_report_of_a_rank_dead_of_a_bus_error_names_the_node_it_ran_at(make_bundle):
-    rule = "=" * 83
-    out = "\n".join([rule, "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES", "=   PID 28219 RUNNING AT gpu-02",
-                     "=   RANK 0 PID 28219 RUNNING AT gpu-02", "=   KILLED BY SIGNAL: 7 (Bus error)", rule, ""])
-    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}))
-    assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == (
-        "host", "SIGBUS (shared memory)", ["gpu-02"])
-
-
-def test_crays_alps_oom_kill_names_the_node_by_its_number(make_bundle):
-    out = ("  [NID 00151] 2026-11-20 10:40:14 Apid 121706: initiated application termination\n"
-           "  [NID 00151] 2026-11-20 10:41:17 Apid 121706: OOM killer terminated this process.\n"
-           "  Application 121706 exit signals: Killed\n")
-    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}, nodes="nid00151,nid00152"))
-    assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == ("host_oom", "OOM kill", ["nid00151"])
-
-
-def test_srun_waiting_in_vain_for_one_nodes_slurmd_names_that_node(make_bundle):
-    out = "srun: error: slurm_receive_msgs: [[gpu-02.cluster]:6818] failed: Socket timed out on send/recv operation\n"
-    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}))
-    assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == (
-        "host", "slurmd not answering", ["gpu-02"])
+@pytest.mark.parametrize(("out", "nodes", "sub_domain", "code", "node"), NAMED_NODE_MESSAGES,
+                         ids=[m[3] + ":" + m[0].strip()[:40] for m in NAMED_NODE_MESSAGES])
+def test_a_message_that_names_its_node_blames_that_node(make_bundle, out, nodes, sub_domain, code, node):
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}, nodes=nodes))
+    assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == (sub_domain, code, [node])
