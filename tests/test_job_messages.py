@@ -51,6 +51,22 @@ MESSAGES = [
     ("OSError: [Errno 12] Cannot allocate memory", "host_oom", "ENOMEM"),
     # PyCUDA's MemoryError is the device's memory
     ("pycuda._driver.MemoryError: cuMemAlloc failed: out of memory", "gpu_oom", "MemoryError"),
+    ("The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR Worker exit detail: "
+     "Worker unexpectedly exits with a connection error code 2. End of file.", "host_oom", "Ray worker vanished"),
+    ("amrex::Error::0::Write of Vector<Vector<Real>> failed !!!\nSIGABRT", "storage", "Write failed"),
+    ("include/socket.h:344 WARN Socket creation failed : Address family not supported by protocol", "host",
+     "NCCL socket family unsupported"),
+    # nccl-tests quote the failed call's result text after the host
+    ("n2: Test NCCL failure common.cu:303 'remote process exited or there was a network error / '", "network",
+     "ncclRemoteError"),
+    ("RuntimeError: Triton Error [CUDA]: out of memory", "gpu_oom", "CUDA error (out of memory)"),
+    # HAMi's GPU-sharing layer: the job over its memory share, or the layer itself failing
+    ("[HAMI-core ERROR (pid:1 thread=140160828682240 allocator.c:53)]: Device 0 OOM 24146608130 / 24146608128",
+     "gpu_oom", "vGPU memory share exceeded"),
+    ("[HAMI-core ERROR (pid:1 thread=140160828682240 allocator.c:53)]: Device 0 OOM 18446744073707737660 / "
+     "24146608128", "host", "GPU-sharing layer failed (HAMi-core)"),
+    ("[HAMI-core ERROR (pid:565 thread=140267266266944 multiprocess_memory_limit.c:831)]: Illegal device id: "
+     "850725928", "host", "GPU-sharing layer failed (HAMi-core)"),
     # C++'s operator new and a system call refused host memory
     ("terminate called after throwing an instance of 'std::bad_alloc'\n  what():  St9bad_alloc", "host_oom",
      "std::bad_alloc"),
@@ -127,6 +143,8 @@ MESSAGES = [
      "file lock refused"),
     ("OSError: [Errno 37] No locks available", "storage", "file lock refused"),
     ("flock: /lustre/proj/run.lock: Function not implemented", "storage", "file lock refused"),
+    ("SCR v3.0.0 ERROR: rank 0 on n1: Failed to acquire file lock on /autofs/proj/halt.scr: flock(23, 1) "
+     "errno=524 Unknown error 524 @ /src/scr_io.c:173", "storage", "file lock refused"),
     # ROMIO prints its own remedy, then the errno's text
     ("File locking failed in ADIOI_Set_lock(fd 14,cmd F_SETLKW/7,type F_WRLCK/1,whence 0) with return value"
      " FFFFFFFF and errno 26.", "storage", "MPI-IO file lock refused"),
@@ -619,6 +637,8 @@ NAMED_NODE_MESSAGES = [
     ("mpirun noticed that process rank 5 with PID 31337 on node gpu-02 exited on signal 7 (Bus error).\n",
      "gpu-[01-02]", "host", "SIGBUS (shared memory)", "gpu-02"),
     ("ssh: connect to host gpu-02 port 22: No route to host\n", "gpu-[01-02]", "host", "Node unreachable", "gpu-02"),
+    ("gpu-02:2712:2712 [0] include/socket.h:344 NCCL WARN Socket creation failed : Address family not supported "
+     "by protocol\n", "gpu-[01-02]", "host", "NCCL socket family unsupported", "gpu-02"),
     # torchrun's failure table names the host of the worker that died
     ("Root Cause (first observed failure):\n[0]:\n  time      : 2026-11-20_10:30:00\n  host      : gpu-02\n"
      "  rank      : 3 (local_rank: 1)\n  exitcode  : -7 (pid: 4711)\n",
