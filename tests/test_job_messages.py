@@ -59,6 +59,16 @@ MESSAGES = [
     # nccl-tests quote the failed call's result text after the host
     ("n2: Test NCCL failure common.cu:303 'remote process exited or there was a network error / '", "network",
      "ncclRemoteError"),
+    # Gloo losing a peer is a lead to the network, unless it fell back to the loopback address
+    ("RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:598] Connection closed by peer [10.0.0.2]:12345",
+     "network", "Gloo peer lost"),
+    ("[rank8] Warning: Unable to resolve hostname to a (local) address. Using the loopback\n"
+     "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:144] Connection refused", "application",
+     "Gloo on the loopback address"),
+    ("RuntimeError: [1] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value "
+     "store by key '0', but store->get('0') got error: Connection reset by peer", "network", "Store connection lost"),
+    ("forrtl: severe (41): insufficient virtual memory", "host_oom", "Fortran out of memory"),
+    ("Bus error (core dumped)", "host", "SIGBUS (shared memory)"),
     ("RuntimeError: Triton Error [CUDA]: out of memory", "gpu_oom", "CUDA error (out of memory)"),
     # HAMi's GPU-sharing layer: the job over its memory share, or the layer itself failing
     ("[HAMI-core ERROR (pid:1 thread=140160828682240 allocator.c:53)]: Device 0 OOM 24146608130 / 24146608128",

@@ -16,6 +16,14 @@ MESSAGES = [
     ("network", "NIC link down", ["mlx5_core 0000:5e:00.0: Link is Down"]),
     ("network", "NIC link down", ["igb 0000:02:00.0 eno1: igb: eno1 NIC Link is Down"]),
     ("network", "NIC cable", ["mlx5_core 0000:3b:00.0: Port module event[error]: module 0, Cable error, High Temperature"]),
+    ("network", "NIC cable", ["mlx5_core 0000:81:00.0: mlx5_port_module_event:1118:(pid 0): Port module event[error]: "
+                              "module 0, Cable error, Bus stuck (I2C or data shorted)"]),
+    ("network", "Bond member down", ["bond0: (slave eth1): link status definitely down, disabling slave"]),
+    ("network", "Bond member down", ["bonding: bond0: link status definitely down for interface eth0, disabling it"]),
+    ("storage", "SMB timeout", ["CIFS: VFS: \\\\fs01 has not responded in 180 seconds. Reconnecting..."]),
+    ("storage", "Lustre", ["LNetError: 3210:0:(o2iblnd_cb.c:3410:kiblnd_check_conns()) Timed out RDMA with 10.1.0.5@o2ib (5): "
+                           "c: 0, oc: 0, rc: 8"]),
+    ("storage", "GPFS", ["mmfs: [N] File System gpfs1 unmounted by the system with return code 5 reason code 0"]),
     ("network", "HCA failure", ["mlx5_core 0000:08:01.0: wait_func:1203:(pid 435): ENABLE_HCA(0x104) timeout. Will "
                                 "cause a leak of a command resource"]),
     ("network", "HCA failure", ["mlx5_core 0000:3b:00.0: device's health compromised - reached miss count"]),
@@ -148,6 +156,8 @@ def test_a_kernel_message_names_the_fault_and_its_node(make_bundle, sub_domain, 
     "{1}[Hardware Error]: event severity: recoverable",
     "nvme nvme0: Shutdown timeout set to 10 seconds",
     "XFS (sda1): Mounting V5 Filesystem",
+    "bond0: (slave eth1): link status definitely up, 25000 Mbps full duplex",
+    "mlx5_core 0000:81:00.0: mlx5_port_module_event:1106:(pid 0): Port module event: module 0, Cable plugged",
     "EXT4-fs (sda1): mounted filesystem with ordered data mode. Opts: (null)",
     # a warning's backtrace names a module too, but nothing died
     "WARNING: CPU: 3 PID: 812 at /var/lib/dkms/nvidia/nv.c:1234 nv_foo+0x10/0x20 [nvidia]\n"
