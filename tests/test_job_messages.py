@@ -69,6 +69,14 @@ MESSAGES = [
      "store by key '0', but store->get('0') got error: Connection reset by peer", "network", "Store connection lost"),
     ("forrtl: severe (41): insufficient virtual memory", "host_oom", "Fortran out of memory"),
     ("Bus error (core dumped)", "host", "SIGBUS (shared memory)"),
+    # PBS and LSF say which limit they killed a job at, or who killed it
+    ("=>> PBS: job killed: walltime 86415 exceeded limit 86400", "time_limit", "TIMEOUT"),
+    ("PBS: job killed: vmem 38427376kb exceeded limit 33554432kb", "host_oom", "memory limit"),
+    ("TERM_RUNLIMIT: job killed after reaching LSF run time limit.", "time_limit", "TIMEOUT"),
+    ("TERM_MEMLIMIT: job killed after reaching LSF memory usage limit.", "host_oom", "memory limit"),
+    ("TERM_PREEMPT: job killed after preemption.", "preemption", "preempted"),
+    ("TERM_OWNER: job killed by owner.", "cancelled", "killed (bkill)"),
+    ("RuntimeError: NCCL Error 3: internal error", "application", "ncclInternalError"),
     ("RuntimeError: Triton Error [CUDA]: out of memory", "gpu_oom", "CUDA error (out of memory)"),
     # HAMi's GPU-sharing layer: the job over its memory share, or the layer itself failing
     ("[HAMI-core ERROR (pid:1 thread=140160828682240 allocator.c:53)]: Device 0 OOM 24146608130 / 24146608128",

@@ -62,8 +62,9 @@ _NCCL_CUDA_FAILURE = re.compile(r"Cuda failure (?:\d+ )?'(?P<text>[^']+)'")
 
 def decode_nccl(fields: dict[str, str], ctx: DecodeContext) -> Classification | None:
     fields.setdefault("host", fields.get("node") or "?")
-    if not fields.get("msg"):  # NCCL's last warning or result, as a framework quotes it
-        fields["msg"] = fields.get("last") or fields.get("xla") or fields.get("test") or ""
+    if not fields.get("msg"):  # NCCL's last warning or result, as a framework or nccl-tests quote it
+        quoted = (fields.get(group) for group in ("last", "xla", "test", "legacy"))
+        fields["msg"] = next((text for text in quoted if text), "")
     peer = _PEER.search(fields.get("msg", ""))
     if peer and peer["peer"].split(".", 1)[0] in ctx.workload.nodes:
         fields["peer_node"] = peer["peer"].split(".", 1)[0]  # the far end of the failing transfer
