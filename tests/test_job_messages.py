@@ -77,6 +77,12 @@ MESSAGES = [
     ("TERM_PREEMPT: job killed after preemption.", "preemption", "preempted"),
     ("TERM_OWNER: job killed by owner.", "cancelled", "killed (bkill)"),
     ("RuntimeError: NCCL Error 3: internal error", "application", "ncclInternalError"),
+    ("gpu-02:1234:1300 [0] transport/p2p.cc:275 NCCL WARN Cuda failure 'peer access is not supported between these "
+     "two devices'", "host", "GPU peer access unsupported"),
+    ("gpu-02:1234:1300 [0] NCCL WARN NET/Socket : peer 10.0.0.2<36474> message truncated : receiving 1048576 bytes "
+     "instead of 65536.", "application", "NCCL size mismatch"),
+    ("gpu-02:1234:1300 [0] transport/net_ib.cc:1296 NCCL WARN NET/IB : Got completion from peer 10.0.0.2<56478> with "
+     "status=IBV_WC_REM_ACCESS_ERR(10) opcode=0 len=0 vendor_err=136 (Recv)", "network", "NCCL IB completion error"),
     ("RuntimeError: Triton Error [CUDA]: out of memory", "gpu_oom", "CUDA error (out of memory)"),
     # HAMi's GPU-sharing layer: the job over its memory share, or the layer itself failing
     ("[HAMI-core ERROR (pid:1 thread=140160828682240 allocator.c:53)]: Device 0 OOM 24146608130 / 24146608128",

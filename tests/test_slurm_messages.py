@@ -49,7 +49,22 @@ MESSAGES = [
      "NODE_FAIL", "0:0", "host", None, ["gpu-02"]),
     ("controller", "[2026-11-20T10:00:01.123] error: prolog_slurmctld JobId=4242 prolog exit status 1:0",
      "FAILED", "1:0", "host", "PrologSlurmctld failed", None),
+    # before Slurm 20.02 and after: the job's id bare, then as JobId=
+    ("controller", "[2026-11-20T10:59:00.123] requeue job 4242 due to failure of node gpu-02",
+     "NODE_FAIL", "0:0", "host", "NODE_FAIL", ["gpu-02"]),
+    ("controller", "[2026-11-20T10:59:00.123] requeue JobId=4242 due to failure of node gpu-02",
+     "NODE_FAIL", "0:0", "host", "NODE_FAIL", ["gpu-02"]),
+    ("controller", "[2026-11-20T10:59:00.123] _job_complete: JobId=4242 OOM failure",
+     "OUT_OF_MEMORY", "0:125", "host_oom", "cgroup OOM", None),
+    ("controller", "[2026-11-20T10:59:00.123] update_node: node gpu-02 reason set to: Kill task failed",
+     "FAILED", "0:9", "host", "Kill task failed", ["gpu-02"]),
+    # slurmstepd writes into slurmd's log on the node as well as into the job's output
+    ("node", "[2026-11-20T10:59:00.123] [4242.0] error: *** STEP 4242.0 STEPD TERMINATED ON gpu-02 AT "
+             "2026-11-20T10:59:00 DUE TO JOB NOT ENDING WITH SIGNALS ***",
+     "FAILED", "0:9", "host", "Kill task failed", ["gpu-02"]),
 ]
+
+_PATHS = {"app": "app/slurm-4242.out", "controller": "controller/slurmctld.log", "node": "nodes/gpu-02/slurmd.log"}
 
 
 def _ids(m: tuple) -> str:
@@ -60,8 +75,7 @@ def _ids(m: tuple) -> str:
                          ids=[_ids(m) for m in MESSAGES])
 def test_slurms_message_names_the_cause(make_bundle, where, text, state, exit_code, sub_domain, code, nodes):
     from slurm_attr.analyze import analyze_bundle
-    path = "app/slurm-4242.out" if where == "app" else "controller/slurmctld.log"
-    d = analyze_bundle(make_bundle({path: text + "\n"}, state=state, exit_code=exit_code))
+    d = analyze_bundle(make_bundle({_PATHS[where]: text + "\n"}, state=state, exit_code=exit_code))
     assert d["sub_domain"] == sub_domain
     if code:
         assert d["root_cause"]["code"] == code
