@@ -29,6 +29,7 @@ MESSAGES = [
     ("network", "HCA failure", ["mlx5_core 0000:3b:00.0: device's health compromised - reached miss count"]),
     ("network", "NIC TX timeout", ["NETDEV WATCHDOG: ib0.beef (): transmit queue 26 timed out"]),
     ("network", "NIC TX timeout", ["ib1: transmit timeout: latency 1120 msecs"]),
+    ("network", "NIC TX timeout", ["e1000e 0000:00:19.0 eth0: Detected Hardware Unit Hang:"]),
     ("network", "IB retry exceeded", ["infiniband mlx5_0: mlx5_handle_error_cqe:332:(pid 0): WC error: 12, Message: "
                                       "transport retry counter exceeded"]),
     ("storage", "NFS timeout", ["nfs: server 10.4.0.16 not responding, still trying"]),
