@@ -83,6 +83,7 @@ MESSAGES = [
      "instead of 65536.", "application", "NCCL size mismatch"),
     ("gpu-02:1234:1300 [0] transport/net_ib.cc:1296 NCCL WARN NET/IB : Got completion from peer 10.0.0.2<56478> with "
      "status=IBV_WC_REM_ACCESS_ERR(10) opcode=0 len=0 vendor_err=136 (Recv)", "network", "NCCL IB completion error"),
+    ("Loading checkpoint shards:  38%|######    | 3/8\nKilled", "host_oom", "command SIGKILL"),
     ("RuntimeError: Triton Error [CUDA]: out of memory", "gpu_oom", "CUDA error (out of memory)"),
     # HAMi's GPU-sharing layer: the job over its memory share, or the layer itself failing
     ("[HAMI-core ERROR (pid:1 thread=140160828682240 allocator.c:53)]: Device 0 OOM 24146608130 / 24146608128",
@@ -480,7 +481,9 @@ def test_a_step_slurmd_could_not_lay_out_on_the_nodes_cpus_is_a_lead_to_that_nod
     "Call to ibv_reg_mr failed with error Cannot allocate memory",
     # PyTorch's shared-memory files in /dev/shm
     "RuntimeError: unable to mmap 1024 bytes from file </torch_1234_5678>: Cannot allocate memory (12)",
-], ids=["thrust", "verbs", "torch-shm"])
+    # a libfabric provider registering memory with the adapter
+    "libfabric:1234:1701388800::efa:ep_ctrl:rxr_ep_ctrl():1234<warn> Error: Cannot allocate memory",
+], ids=["thrust", "verbs", "torch-shm", "libfabric"])
 def test_memory_that_is_not_the_hosts_ram_is_not_a_host_oom(make_bundle, line):
     d = analyze_bundle(make_bundle({"app/out.log": line + "\n"}))
     assert d["sub_domain"] != "host_oom"
