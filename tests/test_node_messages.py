@@ -44,6 +44,8 @@ MESSAGES = [
                                              "/sys/class/infiniband_mad/abi_version (No such file or directory): is "
                                              "ib_umad module loaded?"]),
     ("network", "NIC link down", ["ice 0000:af:00.0 ens1f0: NIC Link is Down"]),
+    ("gpu", "AMD GPU reset failed", ["amdgpu 0000:c1:00.0: amdgpu: GPU reset begin!",
+                                     "amdgpu 0000:c1:00.0: amdgpu: GPU reset(2) failed"]),
     ("gpu_memory", "AMD GPU UMC uncorrectable", ["amdgpu 0000:c1:00.0: amdgpu: socket: 0, die: 0, 1 new uncorrectable "
                                                  "hardware errors detected in umc block"]),
     ("gpu", "AMD GPU uncorrectable", ["amdgpu 0000:c1:00.0: amdgpu: socket: 0, die: 0, 2 new uncorrectable hardware "
@@ -158,6 +160,7 @@ def test_a_kernel_message_names_the_fault_and_its_node(make_bundle, sub_domain, 
     "nvme nvme0: Shutdown timeout set to 10 seconds",
     "XFS (sda1): Mounting V5 Filesystem",
     "bond0: (slave eth1): link status definitely up, 25000 Mbps full duplex",
+    "amdgpu 0000:c1:00.0: amdgpu: GPU reset(2) succeeded!",
     "mlx5_core 0000:81:00.0: mlx5_port_module_event:1106:(pid 0): Port module event: module 0, Cable plugged",
     "EXT4-fs (sda1): mounted filesystem with ordered data mode. Opts: (null)",
     # a warning's backtrace names a module too, but nothing died
