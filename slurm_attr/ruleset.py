@@ -250,11 +250,32 @@ def _read_yaml(path: Path, reading: _Reading) -> dict[str, Any]:
 def _parse_yaml(text: bytes, path: Path) -> Any:
     import yaml  # only when the parse is not cached: importing PyYAML is a good part of a start
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's: ten times faster
     try:
-        return yaml.load(text.decode("utf-8"), Loader=loader)
+        return yaml.load(text.decode("utf-8"), Loader=_strict_loader(yaml))
+    except yaml.MarkedYAMLError as exc:  # one located line, as every other rules error
+        where = f"{path.name}:{exc.problem_mark.line + 1}" if exc.problem_mark else path.name
+        raise RuleError(f"{where}: {exc.problem or exc}") from exc
     except (UnicodeDecodeError, yaml.YAMLError) as exc:
         raise RuleError(f"{path.name}: {exc}") from exc
+
+
+def _strict_loader(yaml: Any) -> Any:
+    """libyaml's safe loader (ten times faster) that refuses a key given twice in one mapping: YAML
+    keeps the last silently, so a rule edited by hand would lose its first `action` or `regex`."""
+    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+    class StrictLoader(base):  # type: ignore[misc,valid-type]
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            seen: set[Any] = set()
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=deep)
+                if key in seen:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"duplicate key {key!r}", key_node.start_mark)
+                seen.add(key)
+            return super().construct_mapping(node, deep)
+
+    return StrictLoader
 
 
 class _ParsedCache:
@@ -267,7 +288,7 @@ class _ParsedCache:
 
     def __init__(self) -> None:
         base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-        self.files = PrivateCache(Path(base), "slurm-attr", "rules-2")  # 2: only files whose load passed
+        self.files = PrivateCache(Path(base), "slurm-attr", "rules-3")  # 3: only files without duplicate keys
 
     @staticmethod
     def _name(text: bytes) -> str:

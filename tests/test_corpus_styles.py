@@ -57,6 +57,7 @@ _ISO = re.compile(r"^\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:
 _DMESG_T = re.compile(r"^\[(?:[A-Z][a-z]{2} )?[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d(?:\.\d+)? \d{4}\] ?(?P<rest>.*)$")
 _PROGRAM = re.compile(r"^(?P<tag>[\w./@-]+)(?:\[\d+\])?: ?(?P<msg>.*)$")
 _MONO = re.compile(r"^\[\s*\d+\.\d+\] ?")
+_TAG_AS_HOST = re.compile(r"^(?P<tag>[A-Za-z][\w-]*)(?:\[\d+\])?:$")
 
 
 def _parts(line: str) -> tuple[str | None, str, str] | None:
@@ -64,6 +65,9 @@ def _parts(line: str) -> tuple[str | None, str, str] | None:
     if m:
         return None, "kernel", m["rest"]
     m = _RFC3164.match(line) or _ISO.match(line)
+    lost_host = _TAG_AS_HOST.match(m["host"]) if m else None
+    if lost_host:  # a copy that lost the host name has the program's tag there (`... kernel: NVRM: ...`)
+        return None, lost_host["tag"], m["rest"]
     program = _PROGRAM.match(m["rest"]) if m else None
     return (m["host"], program["tag"], program["msg"]) if m and program else None
 

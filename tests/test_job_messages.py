@@ -185,7 +185,8 @@ MESSAGES = [
     # Open MPI: a remote daemon missing a system library; the openib transport's locked-memory help
     ("orted: error while loading shared libraries: libnuma.so.1: cannot open shared object file: No such file or "
      "directory", "host", "Launcher library missing"),
-    ("The OpenFabrics (openib) BTL failed to initialize while trying to", "host", "RDMA locked-memory limit"),
+    ("The OpenFabrics (openib) BTL failed to initialize while trying to\nallocate some locked memory.", "host",
+     "RDMA locked-memory limit"),
     # Open MPI's signal handler: a mapped page with no backing (a full tmpfs), in its own spelling
     ("[gpu-02:12597] Signal code: Non-existant physical address (2)", "host", "SIGBUS (shared memory)"),
     # Open MPI 1.0-1.2 and later: a TCP connection the kernel gave up on
@@ -285,6 +286,37 @@ MESSAGES = [
     # Slurm held a batch job whose launch failed on its node
     ("JOBID PARTITION NAME USER ST TIME NODES NODELIST(REASON)\n4242 p job.sh u PD 0:00 1 (launch failed requeued held)",
      "host", "Batch launch failed"),
+    # the JVM's heap is host memory, not the GPU's
+    ('Exception in thread "main" java.lang.OutOfMemoryError: Java heap space', "host_oom", "Java heap exhausted"),
+    ("java.lang.OutOfMemoryError: GC overhead limit exceeded", "host_oom", "Java heap exhausted"),
+    ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB", "gpu_oom", "CUDA OOM"),
+    # PyTorch's allocator on ROCm and Intel GPUs, and Level Zero's own result
+    ("torch.OutOfMemoryError: HIP out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 63.98 GiB",
+     "gpu_oom", "CUDA OOM"),
+    ("RuntimeError: XPU out of memory. Tried to allocate 2.00 GiB (GPU 0; 64.00 GiB total capacity)", "gpu_oom",
+     "CUDA OOM"),
+    ("RuntimeError: UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", "gpu_oom", "Intel GPU OOM"),
+    # the ROCm runtime aborting a queue over an out-of-bounds access
+    (":0:rocdevice.cpp            :2875: 1706000000 us: [pid:1234 tid:0x7f] Callback: Queue 0x7f0000 aborting with "
+     "error : HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION: The agent attempted to access memory beyond the largest "
+     "legal address. code: 0x29", "application", "GPU memory access fault"),
+    # the node's RDMA libraries from another release than its kernel modules
+    ("   mlx4: There is a mismatch between the kernel and the userspace\nlibraries: Kernel does not support XRC. "
+     "Exiting.", "host", "RDMA stack mismatch"),
+    ("gpu-02:1234:1300 [3] NCCL WARN NET/Socket : Connect to 10.0.0.2<4567> failed : No route to host", "network",
+     "NCCL peer unreachable"),
+    # openib could not create a queue on the adapter: Open MPI's words name the adapter, not memlock
+    ("The OpenFabrics (openib) BTL failed to initialize while trying to\ncreate an internal queue.  This typically "
+     "indicates a failed\nOpenFabrics installation, faulty hardware, or that Open MPI is", "network",
+     "IB adapter queue failed"),
+    ("[gpu-02][[5397,1],72][btl_openib_component.c:3547:poll_device] error polling HP CQ with -2 errno says Device "
+     "or resource busy", "network", "IB adapter queue failed"),
+    ("The OpenFabrics (openib) BTL failed to initialize while trying to\nallocate some locked memory.  This typically "
+     "can indicate that the\nmemlock limits are set too low.", "host", "RDMA locked-memory limit"),
+    # a port scanner's connection to MPICH's TCP port
+    ("Assertion failed in file src/mpid/ch3/channels/nemesis/netmod/tcp/socksm.c at line 572: hdr.pkt_type == "
+     "MPIDI_NEM_TCP_SOCKSM_PKT_ID_INFO || hdr.pkt_type == MPIDI_NEM_TCP_SOCKSM_PKT_TMPVC_INFO", "network",
+     "MPICH foreign connection"),
 ]
 
 
@@ -292,6 +324,12 @@ MESSAGES = [
 def test_the_jobs_output_names_the_cause(make_bundle, out, sub_domain, code):
     d = analyze_bundle(make_bundle({"app/slurm-4242.out": out + "\n"}, nodes="gpu-02"))
     assert (d["sub_domain"], d["root_cause"]["code"]) == (sub_domain, code)
+
+
+def test_horovod_naming_the_failed_nccl_call_without_its_arguments_is_decoded_as_nccls_result(make_bundle):
+    out = "horovod.common.exceptions.HorovodInternalError: ncclAllReduce failed: unhandled system error\n"
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}, nodes="gpu-[01-02]"))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("network", "ncclSystemError")
 
 
 @pytest.mark.parametrize("lib", ["libcudart.so.12", "libfftw3.so.3", "libmkl_rt.so.2",

@@ -137,6 +137,7 @@ MESSAGES = [
     ("gpu", "GPU power cables", ["NVRM: GPU 0000:3b:00.0: GPU does not have the necessary power cables connected."]),
     ("host", "IOMMU DMA fault", ["nvidia 0000:07:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x0003 "
                                  "address=0x80000040 flags=0x0020]"]),
+    ("network", "HCA failure", ["mlx5_core 0000:3b:00.0: poll_health:800:(pid 0): Fatal error 1 detected"]),
     ("host", "IOMMU DMA fault", ["DMAR: DRHD: handling fault status reg 502",
                                  "DMAR: [DMA Write] Request device [02:00.0] fault addr cd139000 [fault reason 05] "
                                  "PTE Write access is not set"]),

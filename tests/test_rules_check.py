@@ -50,6 +50,13 @@ def test_a_typo_in_an_outcome_is_one_located_line(rules_copy):
         "(one of hardware, infrastructure, application, scheduler, user, unknown)"]
 
 
+def test_a_key_given_twice_in_one_rule_is_an_error_not_a_silent_loss(rules_copy):
+    line = _edit(rules_copy / "patterns.yaml", "    decoder: xid\n", "    decoder: xid\n    origins: [app]\n")
+    result = _check(rules_copy)
+    assert result.exit_code == 1
+    assert result.output.strip() == f"Error: patterns.yaml:{line + 1}: duplicate key 'origins'"
+
+
 def test_a_bad_regex_names_the_pattern_and_its_line(rules_copy):
     line = _edit(rules_copy / "patterns.yaml", "  - id: nvrm.xid\n", "  - id: nvrm.xid\n")
     _edit(rules_copy / "patterns.yaml", "(?P<xid>\\d+)", "(?P<xid>\\d+")

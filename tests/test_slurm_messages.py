@@ -62,6 +62,21 @@ MESSAGES = [
     ("node", "[2026-11-20T10:59:00.123] [4242.0] error: *** STEP 4242.0 STEPD TERMINATED ON gpu-02 AT "
              "2026-11-20T10:59:00 DUE TO JOB NOT ENDING WITH SIGNALS ***",
      "FAILED", "0:9", "host", "Kill task failed", ["gpu-02"]),
+    ("node", "[2026-11-20T10:59:00.123] [4242.0] error: *** STEP 4242.0 ON gpu-02 CANCELLED AT 2026-11-20T10:59:00 "
+             "DUE TO TIME LIMIT ***",
+     "FAILED", "0:15", "time_limit", "CANCELLED TIME LIMIT", ["gpu-02"]),
+    ("node", "[2026-11-20T10:00:01.123] [4242.0] error: couldn't chdir to `/scratch/u/run': Stale file handle: going "
+             "to /tmp instead",
+     "FAILED", "1:0", "storage", "Working directory missing", ["gpu-02"]),
+    ("node", "[2026-11-20T10:00:01.123] error: prolog failed: rc:230 output:Error running slurm prolog: 230",
+     "FAILED", "1:0", "host", "Node prolog failed", ["gpu-02"]),
+    # the batch script gone from its node; the prolog refusing the job there
+    ("controller", "[2026-11-20T10:59:00.123] Batch JobId=4242 missing from batch node gpu-02 (not found "
+                   "BatchStartTime after startup), Requeuing job",
+     "FAILED", "0:0", "host", "Batch script lost", ["gpu-02"]),
+    ("controller", "[2026-11-20T10:00:01.123] error: slurmd error running JobId=4242 on node(s)=gpu-02: Job prolog "
+                   "failed",
+     "FAILED", "1:0", "host", "Prolog failed", ["gpu-02"]),
 ]
 
 _PATHS = {"app": "app/slurm-4242.out", "controller": "controller/slurmctld.log", "node": "nodes/gpu-02/slurmd.log"}
@@ -88,6 +103,24 @@ def test_another_jobs_prolog_failure_is_not_this_jobs(make_bundle):
     line = "[2026-11-20T10:00:01.123] error: prolog_slurmctld JobId=999 prolog exit status 1:0\n"
     d = analyze_bundle(make_bundle({"controller/slurmctld.log": line}))
     assert d["sub_domain"] != "host" and d["root_cause"]["code"] != "PrologSlurmctld failed"
+
+
+@pytest.mark.parametrize("text", [
+    "[2026-11-20T10:59:00.123] Batch JobId=999 missing from batch node gpu-02 (not found BatchStartTime after startup)",
+    "[2026-11-20T10:00:01.123] error: slurmd error running JobId=999 on node(s)=gpu-02: Job prolog failed",
+])
+def test_another_jobs_lost_batch_or_failed_prolog_is_not_this_jobs(make_bundle, text):
+    from slurm_attr.analyze import analyze_bundle
+    d = analyze_bundle(make_bundle({"controller/slurmctld.log": text + "\n"}))
+    assert d["sub_domain"] != "host"
+
+
+def test_another_jobs_cancel_in_slurmds_log_is_not_this_jobs(make_bundle):
+    from slurm_attr.analyze import analyze_bundle
+    line = ("[2026-11-20T10:59:00.123] [999.0] error: *** STEP 999.0 ON gpu-02 CANCELLED AT 2026-11-20T10:59:00 DUE "
+            "TO TIME LIMIT ***\n")
+    d = analyze_bundle(make_bundle({"nodes/gpu-02/slurmd.log": line}))
+    assert d["sub_domain"] != "time_limit"
 
 
 def test_an_epilog_that_failed_after_the_job_is_not_why_it_failed(make_bundle):
