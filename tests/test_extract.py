@@ -364,6 +364,17 @@ def test_verdicts_read_as_sentences(make_bundle):
         assert "?" not in d["verdict"] and ".." not in d["verdict"]
 
 
+def test_an_unexplained_failure_names_the_trouble_its_nodes_logged_meanwhile(make_bundle):
+    ce = "".join(_syslog("gpu-02", f"10:30:0{i}", "EDAC MC0: 1 CE error on CPU#0Channel#2_DIMM#0 (channel:2 slot:0 "
+                         "page:0x0 offset:0x0 grain:8 syndrome:0x0)") for i in range(3))
+    d = analyze_bundle(make_bundle({"nodes/gpu-02/syslog": ce}))
+    assert d["sub_domain"] == "unknown"
+    assert "(3 times): Corrected host memory" in d["verdict"] and "gpu-02" in d["verdict"]
+    before = _syslog("gpu-02", "09:30:00", "EDAC MC0: 1 CE error on CPU#0Channel#2_DIMM#0 (channel:2 slot:0)")
+    d = analyze_bundle(make_bundle({"nodes/gpu-02/syslog": before}))
+    assert "Corrected host memory" not in d["verdict"]  # logged before the job: not while it ran
+
+
 def test_a_sigkill_exit_without_evidence_points_at_host_memory(make_bundle):
     d = analyze_bundle(make_bundle({"app/out.log": "epoch 3\n"}, nodes="cpu-01", exit_code="137:0"))
     assert (d["sub_domain"], d["evidence_status"]) == ("host_oom", "hypothesis")

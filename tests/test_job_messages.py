@@ -157,6 +157,25 @@ MESSAGES = [
      "User namespaces unavailable"),
     ("ERROR: no apparent support for loop devices!FAILED to loop mount image: /images/f3.squashfs", "host",
      "No loop device for the image"),
+    # enroot's 30 s flock on the container's root file system, on a shared data path
+    (" 58: slurmstepd: error: pyxis: [ERROR] Could not acquire rootfs lock\n"
+     " 58: slurmstepd: error: pyxis: couldn't start container", "storage", "Container lock timed out"),
+    # the container runtime's hook finding the driver hung on a GPU
+    ("nvidia-container-cli: detection error: driver error: timed out: unknown", "gpu", "NVIDIA driver unreachable"),
+    # HPE PALS unable to pass the launch to a child node's daemon
+    ("launch failed on x3104c0s1b0n0: Couldn't forward RPC launch(ab751d77-e80a-4c54-b1c2-4e881f7e8c90) to child "
+     "x3104c0s31b0n0.hsn.cm.polaris.alcf.anl.gov: Resource temporarily unavailable", "host", "Launch forward failed"),
+    # NCCL's connect dropped by the local stack (ECONNABORTED)
+    ("node-0:11172:11249 [3] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to "
+     "fe80::20d:3aff:fef7:74b3%enP7906s1<51577> failed : Software caused connection abort", "network",
+     "NCCL peer unreachable"),
+    # pyxis attaching to a container whose namespaces vanished; enroot on a kernel without the SSBD prctl
+    ("error:  pyxis: unable to open user namespace file: No such file or directory\n"
+     "error: pyxis: couldn't get container namespaces\n"
+     "error: spank: required plugin spank_pyxis.so: task_init() failed with rc=-1", "host", "Container attach failed"),
+    ("0: slurmstepd-gn03: error: pyxis:     enroot-unshare: failed to disable SSBD mitigation: Numerical result out "
+     "of range\n0: slurmstepd-gn03: error: spank: required plugin spank_pyxis.so: task_init_privileged() failed with "
+     "rc=-1", "host", "Container runtime setup failed"),
     ("FATAL:   container creation failed: mount /proc/self/fd/3->/var/singularity/mnt/session/rootfs error: while "
      "mounting image /proc/self/fd/3: failed to find loop device: no loop devices available", "host",
      "No loop device for the image"),
@@ -727,3 +746,11 @@ NAMED_NODE_MESSAGES = [
 def test_a_message_that_names_its_node_blames_that_node(make_bundle, out, nodes, sub_domain, code, node):
     d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}, nodes=nodes))
     assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == (sub_domain, code, [node])
+
+
+def test_a_launch_a_parent_could_not_forward_is_the_child_nodes(make_bundle):
+    out = ("launch failed on x3104c0s1b0n0: Couldn't forward RPC launch(ab751d77) to child "
+           "x3104c0s31b0n0.hsn.cm.polaris.alcf.anl.gov: Resource temporarily unavailable\n")
+    d = analyze_bundle(make_bundle({"app/job.err": out}, nodes="x3104c0s[1,31]b0n0"))
+    assert d["sub_domain"] == "host"
+    assert d["root_cause"]["nodes"] == ["x3104c0s31b0n0"]

@@ -24,6 +24,10 @@ MESSAGES = [
             "OOM Killed.",
      "OUT_OF_MEMORY", "0:125", "host_oom", "cgroup OOM", None),
     ("app", "srun: error: gpu-02: task 3: Out Of Memory", "FAILED", "1:0", "host_oom", None, ["gpu-02"]),
+    # Slurm's own memory enforcement before `error:` was written, whose kill leaves the job CANCELLED
+    ("app", "slurmstepd: Job 4242 exceeded memory limit (18202456 > 16384000), being killed\n"
+            "slurmstepd: *** JOB 4242 ON gpu-01 CANCELLED AT 2026-11-20T10:59:00 ***",
+     "CANCELLED", "0:9", "host_oom", "memory limit", None),
     ("app", "srun: error: Node failure on gpu-02", "FAILED", "1:0", "host", None, ["gpu-02"]),
     ("app", "srun: error: gpu-02: task 2: Bus error", "FAILED", "1:0", "host", None, ["gpu-02"]),
     ("app", "srun: PrologSlurmctld failed, job killed", "FAILED", "0:9", "host", "PrologSlurmctld failed", None),
@@ -49,6 +53,9 @@ MESSAGES = [
      "NODE_FAIL", "0:0", "host", None, ["gpu-02"]),
     ("controller", "[2026-11-20T10:00:01.123] error: prolog_slurmctld JobId=4242 prolog exit status 1:0",
      "FAILED", "1:0", "host", "PrologSlurmctld failed", None),
+    # InactiveLimit: the job is told "TIME LIMIT", but its salloc/srun stopped answering
+    ("controller", "[2026-11-20T10:41:21.003] job_time_limit: inactivity time limit reached for JobId=4242",
+     "TIMEOUT", "0:0", "host", "Allocating command unresponsive", None),
     # before Slurm 20.02 and after: the job's id bare, then as JobId=
     ("controller", "[2026-11-20T10:59:00.123] requeue job 4242 due to failure of node gpu-02",
      "NODE_FAIL", "0:0", "host", "NODE_FAIL", ["gpu-02"]),
@@ -70,6 +77,9 @@ MESSAGES = [
      "FAILED", "1:0", "storage", "Working directory missing", ["gpu-02"]),
     ("node", "[2026-11-20T10:00:01.123] error: prolog failed: rc:230 output:Error running slurm prolog: 230",
      "FAILED", "1:0", "host", "Node prolog failed", ["gpu-02"]),
+    ("node", "[2026-11-20T10:00:01.123] [4242.0] error: container_p_join: setns failed for /slurm-tmp/4242/.ns: "
+             "Invalid argument",
+     "FAILED", "1:0", "host", "Job container setup failed", ["gpu-02"]),
     # the batch script gone from its node; the prolog refusing the job there
     ("controller", "[2026-11-20T10:59:00.123] Batch JobId=4242 missing from batch node gpu-02 (not found "
                    "BatchStartTime after startup), Requeuing job",
@@ -102,20 +112,26 @@ def test_slurms_message_names_the_cause(make_bundle, where, text, state, exit_co
     "[2026-11-20T10:00:01.123] error: prolog_slurmctld JobId=999 prolog exit status 1:0",
     "[2026-11-20T10:59:00.123] Batch JobId=999 missing from batch node gpu-02 (not found BatchStartTime after startup)",
     "[2026-11-20T10:00:01.123] error: slurmd error running JobId=999 on node(s)=gpu-02: Job prolog failed",
+    "[2026-11-20T10:41:21.003] job_time_limit: inactivity time limit reached for JobId=999",
 ])
 def test_another_jobs_failed_prolog_or_lost_batch_is_not_this_jobs(make_bundle, text):
     from slurm_attr.analyze import analyze_bundle
     d = analyze_bundle(make_bundle({"controller/slurmctld.log": text + "\n"}))
     assert d["sub_domain"] != "host"
-    assert (d["root_cause"] or {}).get("code") not in {"PrologSlurmctld failed", "Batch script lost", "Prolog failed"}
+    assert (d["root_cause"] or {}).get("code") not in {"PrologSlurmctld failed", "Batch script lost", "Prolog failed",
+                                                        "Allocating command unresponsive"}
 
 
-def test_another_jobs_cancel_in_slurmds_log_is_not_this_jobs(make_bundle):
+@pytest.mark.parametrize(("line", "not_sub_domain"), [
+    ("[2026-11-20T10:59:00.123] [999.0] error: *** STEP 999.0 ON gpu-02 CANCELLED AT 2026-11-20T10:59:00 DUE TO TIME "
+     "LIMIT ***", "time_limit"),
+    ("[2026-11-20T10:59:00.123] [999.0] error: container_p_join: setns failed for /slurm-tmp/999/.ns: Invalid argument",
+     "host"),
+])
+def test_another_jobs_step_in_slurmds_log_is_not_this_jobs(make_bundle, line, not_sub_domain):
     from slurm_attr.analyze import analyze_bundle
-    line = ("[2026-11-20T10:59:00.123] [999.0] error: *** STEP 999.0 ON gpu-02 CANCELLED AT 2026-11-20T10:59:00 DUE "
-            "TO TIME LIMIT ***\n")
-    d = analyze_bundle(make_bundle({"nodes/gpu-02/slurmd.log": line}))
-    assert d["sub_domain"] != "time_limit"
+    d = analyze_bundle(make_bundle({"nodes/gpu-02/slurmd.log": line + "\n"}))
+    assert d["sub_domain"] != not_sub_domain
 
 
 def test_an_epilog_that_failed_after_the_job_is_not_why_it_failed(make_bundle):
