@@ -16,6 +16,8 @@ import argparse
 import re
 import statistics
 import time
+from collections.abc import Callable
+from functools import partial
 
 from slurm_attr import ruleset
 from slurm_attr.extract.extractor import search_near_keywords
@@ -32,12 +34,12 @@ def lines_for(keyword: str, run: int) -> list[str]:
     return out
 
 
-def cost_ms(search: object, lines: list[str], repeat: int) -> float:
+def cost_ms(search: Callable[[str], object], lines: list[str], repeat: int) -> float:
     times = []
     for _ in range(repeat):
         start = time.perf_counter()
         for line in lines:
-            search(line)  # type: ignore[operator]
+            search(line)
         times.append((time.perf_counter() - start) * 1000 / len(lines))
     return statistics.median(times)
 
@@ -54,8 +56,9 @@ def main() -> None:
         lines = [line for k in pattern.keywords for line in lines_for(k, args.run)]
         if not lines:
             continue
-        slowest = max(lines, key=lambda line: cost_ms(lambda t: search_near_keywords(pattern, t), [line], 1))
-        rule_ms = cost_ms(lambda t, p=pattern: search_near_keywords(p, t), [slowest], args.repeat)
+        search = partial(search_near_keywords, pattern)
+        slowest = max(lines, key=lambda line: cost_ms(search, [line], 1))
+        rule_ms = cost_ms(search, [slowest], args.repeat)
         literal = re.compile(re.escape(pattern.keywords[0]))
         base_ms = cost_ms(literal.search, [slowest], args.repeat)
         rows.append((rule_ms, base_ms, pattern.id))
