@@ -1,8 +1,9 @@
 """Extraction: raw log lines in, typed events out.
 
 One combined byte-level prefilter (every pattern's literal keywords) runs over whole blocks of a
-file; only the rare lines it hits are decoded and tried against the full patterns. That keeps the
-cost per byte close to a single regex scan, and memory flat whatever the file size.
+file; only the rare lines it hits are decoded, scanned once more for which keywords they hold, and
+tried against the patterns that name one of those. That keeps the cost per byte close to a single
+regex scan, and memory flat whatever the file size.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ _LOOKBACK_BYTES = 64 << 10  # earlier text kept for multi-line messages across b
 _WINDOW_SLACK = timedelta(minutes=10)
 _WINDOWED_ORIGINS = ("node", "controller")
 _CARRY_LINES = 50
+_HITS_PER_SCAN = 256  # keyword hits one prefilter scan reports before it skips to the next line
 _MATCH_WINDOW = 512  # characters either side of a keyword that a regex reads in a long line
 _KEYWORD_TRIES = 4  # keyword places tried in one long line
 # Past a rule's cap on a node, events of a kind not kept yet are still kept, up to this many.
@@ -81,21 +83,50 @@ class _Prefilter:
         self.patterns = patterns
         self.words = sorted({k.encode() for p in patterns for k in p.keywords},
                             key=lambda w: (-len(w), w))
+        # keyword id -> the patterns (their places in `patterns`) that name it
+        index = {w: i for i, w in enumerate(self.words)}
+        self.users: list[list[int]] = [[] for _ in self.words]
+        for place, pattern in enumerate(patterns):
+            for k in dict.fromkeys(pattern.keywords):
+                self.users[index[k.encode()]].append(place)
         self.regex: re.Pattern[bytes] | None = None
         self.db: Any = None  # a hyperscan.Database once compiled
+        self.line_db: Any = None  # the same keywords, each reported once a scan
 
     def _compile(self) -> None:
         """Built on first use, and only the scanner in use: an origin without logs costs nothing."""
         if hyperscan is not None and self.words:
-            self.db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-            self.db.compile(expressions=[re.escape(w) for w in self.words],
-                            ids=list(range(len(self.words))), elements=len(self.words),
-                            flags=[0] * len(self.words))
+            self.db = self._database(0)
+            self.line_db = self._database(hyperscan.HS_FLAG_SINGLEMATCH)
         else:
             self.regex = re.compile(b"|".join(re.escape(w) for w in self.words))
 
+    def _database(self, flag: int) -> Any:
+        db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+        db.compile(expressions=[re.escape(w) for w in self.words], ids=list(range(len(self.words))),
+                   elements=len(self.words), flags=[flag] * len(self.words))
+        return db
+
+    def candidates(self, text: str) -> list[Pattern]:
+        """The patterns one of whose keywords the line holds, in their order: one scan of the
+        line for every keyword at once, instead of a substring search per keyword per pattern."""
+        if self.db is None and self.regex is None:
+            self._compile()
+        if self.line_db is None:
+            return [p for p in self.patterns if any(k in text for k in p.keywords)]
+        found: set[int] = set()
+
+        def on_match(word: int, _start: int, _end: int, _flags: int, _ctx: object) -> None:
+            found.add(word)
+
+        self.line_db.scan(text.encode("utf-8", "surrogatepass"), match_event_handler=on_match)
+        places = sorted({place for word in found for place in self.users[word]})
+        return [self.patterns[place] for place in places]
+
     def hits(self, buf: bytes, offset: int) -> list[int]:
-        """Byte offsets (ascending) of keyword matches at or after offset."""
+        """Byte offsets (ascending) of keyword matches at or after offset: every one, except that
+        past _HITS_PER_SCAN of them the rest of that line is skipped (a line of one keyword
+        repeated end to end would otherwise cost a callback a repeat; a line needs only one)."""
         if not self.words:
             return []
         if self.db is None and self.regex is None:
@@ -103,13 +134,26 @@ class _Prefilter:
         if self.db is None:
             assert self.regex is not None
             return [m.start() for m in self.regex.finditer(buf, offset)]
-        ends: list[int] = []
+        found: list[int] = []
+        batch: list[int] = []
 
-        def on_match(_id: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
-            ends.append(end - 1)
+        def on_match(_id: int, _start: int, end: int, _flags: int, _ctx: object) -> bool:
+            batch.append(end - 1)
+            return len(batch) >= _HITS_PER_SCAN  # true stops the scan
 
-        self.db.scan(buf[offset:], match_event_handler=on_match)
-        return sorted(offset + e for e in ends)
+        view, at = memoryview(buf), offset
+        while True:
+            batch.clear()
+            try:
+                self.db.scan(view[at:], match_event_handler=on_match)
+                stopped = False
+            except hyperscan.ScanTerminated:
+                stopped = True
+            found += sorted(at + e for e in batch)
+            line_end = buf.find(b"\n", found[-1]) if stopped else -1
+            if line_end < 0:
+                return found
+            at = line_end + 1
 
 
 @dataclass
@@ -239,11 +283,11 @@ class Extractor:
             scan.problems.append("bytes that are not UTF-8 were replaced")
         text = strip_terminal_sequences(text.rstrip("\r"))
         body, rank = strip_rank(text) if scan.origin == "app" else (text, None)
-        found = self._match(body, prefilter.patterns)
+        found = self._match(body, prefilter.candidates(body))
         if found is None and body != text:
             # A bracketed tag taken for a prefix may be the message itself (Megatron's
             # `[after training is done] datetime: ...`).
-            found = self._match(text, prefilter.patterns)
+            found = self._match(text, prefilter.candidates(text))
         if found is None:
             return
         pattern, fields, matched = found
@@ -375,13 +419,12 @@ class Extractor:
 
     def _match(self, body: str, patterns: list[Pattern]
                ) -> tuple[Pattern, dict[str, str], str] | None:
-        """The first specific pattern that matches; a generic one only adds its fields."""
+        """The first specific pattern that matches; a generic one only adds its fields. `patterns`
+        are those with a keyword in body."""
         specific: tuple[Pattern, dict[str, str], str] | None = None
         generic: tuple[Pattern, dict[str, str], str] | None = None
         for pattern in patterns:
             if (generic if pattern.generic else specific) is not None:
-                continue
-            if not any(k in body for k in pattern.keywords):
                 continue
             m = search_near_keywords(pattern, body)
             if m is None:
