@@ -345,8 +345,9 @@ def test_the_jobs_output_names_the_cause(make_bundle, out, sub_domain, code):
     assert (d["sub_domain"], d["root_cause"]["code"]) == (sub_domain, code)
 
 
-def test_horovod_naming_the_failed_nccl_call_without_its_arguments_is_decoded_as_nccls_result(make_bundle):
-    out = "horovod.common.exceptions.HorovodInternalError: ncclAllReduce failed: unhandled system error\n"
+@pytest.mark.parametrize("call", ["ncclAllReduce", "ncclSend", "ncclCommSplit"])
+def test_horovod_naming_the_failed_nccl_call_without_its_arguments_is_decoded_as_nccls_result(make_bundle, call):
+    out = f"horovod.common.exceptions.HorovodInternalError: {call} failed: unhandled system error\n"
     d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}, nodes="gpu-[01-02]"))
     assert (d["sub_domain"], d["root_cause"]["code"]) == ("network", "ncclSystemError")
 
