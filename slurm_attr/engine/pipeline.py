@@ -40,6 +40,9 @@ class Verdict:
     evidence_status: str
     sub_domain: str
     trace: Trace
+    # For an unknown verdict: the strongest non-fatal hardware or infrastructure event logged on
+    # the job's nodes while it ran, the first thing an admin would look at.
+    trouble: Event | None = None
 
 
 def _seconds(policy: dict[str, Any], section: str, key: str) -> timedelta:
@@ -647,7 +650,10 @@ class Engine:
                 event.demoted_by = "no_cause_found"
         self.trace.add("refine", "no_cause_found",
                        f"no cause among {len(live)} events; the diagnosis is unknown")
-        return Verdict(None, [], "unknown", "unknown", self.trace)
+        meanwhile = [e for e in self.early_faults
+                     if e.base_role == "context" and e.in_window and e.node in self.workload.nodes]
+        trouble = min(meanwhile, key=lambda e: (-e.priority, e.sort_key()), default=None)
+        return Verdict(None, [], "unknown", "unknown", self.trace, trouble)
 
     def _hypothesis(self, root: Event, live: list[Event], step: str, why: str) -> Verdict:
         root.role, root.demoted_by = "root", None

@@ -45,7 +45,7 @@ def _node_reason(root: Event, events: list[Event]) -> str | None:
 
 
 def _verdict_sentence(workload: Workload, sub_domain: str, root: Event | None, candidates: list[Event],
-                      events: list[Event], status: str, outcomes: dict[str, str]) -> str:
+                      events: list[Event], status: str, trouble: Event | None) -> str:
     job = f"Job {workload.job_id}" + (f" (attempt {workload.attempt})" if workload.attempt else "")
     if root is not None:
         code = root.code or root.kind
@@ -71,20 +71,11 @@ def _verdict_sentence(workload: Workload, sub_domain: str, root: Event | None, c
     if workload.state == "COMPLETED":
         return f"{job} completed successfully (exit {workload.exit_code}); there is no failure to explain."
     text = f"{job} ended {workload.state}: no cause was found in the logs that could be read (see coverage)."
-    trouble = _trouble_meanwhile(workload, events, outcomes)
     if trouble is not None:
         times = f" ({trouble.count} times)" if trouble.count > 1 else ""
         text += f" The strongest trouble logged on its nodes while it ran{times}: "
         text += _sentence(trouble.summary)
     return text
-
-
-def _trouble_meanwhile(workload: Workload, events: list[Event], outcomes: dict[str, str]) -> Event | None:
-    """The strongest non-fatal hardware or infrastructure event on the job's nodes during the job: for
-    a failure nothing explains, the first thing an admin would look at."""
-    trouble = [e for e in events if e.base_role == "context" and e.in_window and e.node in workload.nodes
-               and e.outcome_in(outcomes) in ("hardware", "infrastructure")]
-    return min(trouble, key=lambda e: (-e.priority, e.sort_key()), default=None)
 
 
 def _affected_nodes(workload: Workload, root: Event | None, candidates: list[Event],
@@ -123,7 +114,7 @@ def document(workload: Workload, obs: Observations, events: list[Event], verdict
         "sub_domain": sub_domain,
         "evidence_status": verdict.evidence_status,
         "verdict": _verdict_sentence(workload, sub_domain, root, verdict.candidates, events,
-                                     verdict.evidence_status, outcomes),
+                                     verdict.evidence_status, verdict.trouble),
         "root_cause": root_cause,
         "candidates": [
             {"sub_domain": c.sub_domain, "outcome": c.outcome_in(outcomes),
