@@ -25,6 +25,14 @@ MESSAGES = [
     # XLA's CUDA async allocator, with and without digit grouping
     ("cuMemAllocAsync failed to allocate 126,257,359,472 bytes (117.59 GiB)", "gpu_oom", "GPU OOM"),
     ("RuntimeError: SYNHELPER workspace Allocation of size ::14493510400 failed!", "gpu_oom", "GPU OOM"),
+    # RAPIDS: the Spark plugin's retry framework and RMM's pool allocator
+    ("Lost task 142.3 in stage 1089.0 (TID 24175) (10.59.240.71 executor 0): "
+     "com.nvidia.spark.rapids.jni.SplitAndRetryOOM: GPU OutOfMemory", "gpu_oom", "GPU OOM"),
+    ("MemoryError: std::bad_alloc: out_of_memory: RMM failure at:/opt/conda/include/rmm/mr/device/"
+     "pool_memory_resource.hpp:183: Maximum pool size exceeded", "gpu_oom", "GPU OOM"),
+    # NCI's PBS: the job's node-local disk allocation full
+    ("Job 143560526.gadi-pbs killed due to exceeding jobfs quota. Quota: 15.0GB, Used: 15.0GB, Host: gpu-02",
+     "storage", "jobfs quota"),
     # a driver API result number without its text (NVHPC/OpenACC)
     ("Accelerator Fatal Error: call to cuCtxCreate returned error 214", "gpu_memory", "CUDA ECC uncorrectable"),
     # an accelerator's device file held by a process outside the job
@@ -54,6 +62,9 @@ MESSAGES = [
     ("The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR Worker exit detail: "
      "Worker unexpectedly exits with a connection error code 2. End of file.", "host_oom", "Ray worker vanished"),
     ("amrex::Error::0::Write of Vector<Vector<Real>> failed !!!\nSIGABRT", "storage", "Write failed"),
+    # casacore's table I/O: a short write (errno still 0, hence `Success`)
+    ("SEVERE  ms::concatenate Exception Reported: FiledesIO: write error in "
+     "/scratch/obs3/msdir/x_concat.ms/table.f17_TSM1: Success", "storage", "Write failed"),
     ("include/socket.h:344 WARN Socket creation failed : Address family not supported by protocol", "host",
      "NCCL socket family unsupported"),
     # nccl-tests quote the failed call's result text after the host
@@ -195,9 +206,11 @@ MESSAGES = [
     ("ADIOI_Set_lock:: Function not implemented", "storage", "MPI-IO file lock refused"),
     # ... except HDF5's, which has its own switch for mounts without locks
     ("OSError: Unable to create file (unable to lock file, errno = 38, error message = 'Function not implemented')",
-     "application", "HDF5 file lock refused"),
+     "storage", "HDF5 file lock refused"),
     ("#3 H5FDsec2.c line 939 in H5FD_sec2_lock(): unable to flock file, errno = 524, error message = 'Unknown error 524'",
-     "application", "HDF5 file lock refused"),
+     "storage", "HDF5 file lock refused"),
+    # HDF5 1.10.0-1.10.1: the errno alone
+    ("H5FDsec2.c line 940 in H5FD_sec2_lock(): unable to lock file, errno = 524", "storage", "HDF5 file lock refused"),
     # Slurm before 17.11: the memory and swap counter hit the limit, so the kernel killed
     ("slurmstepd: Exceeded job memory limit at some point. oom-killer likely killed a process.", "host_oom",
      "cgroup OOM"),
@@ -225,6 +238,14 @@ MESSAGES = [
     ("gpu-02:2196:2275 [1] graph/xml.h:101 NCCL WARN Attribute arch of node cpu not found", "application",
      "NCCL topology mismatch"),
     ("graph/topo.h:230 NCCL WARN Could not find NET with id 0", "application", "NCCL topology mismatch"),
+    ("::16674:17023 [0] graph/search.cc:703 NCCL WARN XML Import Channel : dev 1 not found.", "application",
+     "NCCL topology mismatch"),
+    # librdmacm finding no adapter at all on the node
+    ("CMA: no RDMA devices found", "network", "No InfiniBand adapter"),
+    # an S3-compatible store out of disk under a checkpoint upload
+    ("minio.error.ResponseError: ResponseError: code: XMinioStorageFull, message: Storage backend has reached its "
+     "minimum free disk threshold. Please delete a few objects to proceed., bucket_name: sessions", "storage",
+     "ResponseError"),
     # a completion error whose line a mail wrapped after `to: <peer>`
     ("error polling LP CQ with status WORK REQUEST FLUSHED ERROR status", "network", "IB completion error"),
     # PSM finding no adapter of its own on the node, the host and pid glued to the text
@@ -401,6 +422,19 @@ def test_a_queue_the_adapter_could_not_create_is_the_locked_memory_limit_of_the_
         "ibv_create_cq(cqe=4096)", "ibv_reg_mr(address=0xabcf12c0, length=26400, access=0xf)")
     d = analyze_bundle(make_bundle({"app/out.log": reg}))
     assert d["root_cause"] is None or d["root_cause"]["code"] != "RDMA locked-memory limit"
+
+
+def test_an_adapter_that_cannot_be_opened_for_memory_is_out_of_doorbell_pages_not_locked_memory(make_bundle):
+    ucx = ("[1608298882.555115] [gpu-01:54275:0]          ib_md.c:1678 UCX  ERROR ibv_open_device(mlx5_0) failed: "
+           "Cannot allocate memory\n")
+    kernel = ("[2605244.823409] mlx5_core 0000:61:00.0: mlx5_cmd_check:795:(pid 53945): ALLOC_UAR(0x802) op_mod(0x0) "
+              "failed, status limits exceeded(0x8), syndrome (0x5a7939)\n")
+    for files in ({"app/out.log": ucx}, {"app/out.log": ucx, "nodes/gpu-01/dmesg": kernel},
+                  {"nodes/gpu-01/dmesg": kernel}):
+        d = analyze_bundle(make_bundle(files))
+        assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == (
+            "network", "HCA resources exhausted", ["gpu-01"]), files
+    assert "mlx5_core 0000:61:00.0 on gpu-01 refused ALLOC_UAR" in d["root_cause"]["explanation"]
 
 
 def test_a_queue_pair_whose_peer_address_timed_out_is_a_lead_to_nccls_fabric_settings(make_bundle):

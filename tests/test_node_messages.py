@@ -24,6 +24,8 @@ MESSAGES = [
     ("storage", "Lustre", ["LNetError: 3210:0:(o2iblnd_cb.c:3410:kiblnd_check_conns()) Timed out RDMA with 10.1.0.5@o2ib (5): "
                            "c: 0, oc: 0, rc: 8"]),
     ("storage", "GPFS", ["mmfs: [N] File System gpfs1 unmounted by the system with return code 5 reason code 0"]),
+    ("storage", "OrangeFS client", ["src/kernel/linux-2.6/pvfs2-utils.c Critical error: Invalid handle despite using "
+                                    "iget4/iget5."]),
     ("network", "HCA failure", ["mlx5_core 0000:08:01.0: wait_func:1203:(pid 435): ENABLE_HCA(0x104) timeout. Will "
                                 "cause a leak of a command resource"]),
     ("network", "HCA failure", ["mlx5_core 0000:3b:00.0: device's health compromised - reached miss count"]),

@@ -80,6 +80,17 @@ MESSAGES = [
     ("node", "[2026-11-20T10:00:01.123] [4242.0] error: container_p_join: setns failed for /slurm-tmp/4242/.ns: "
              "Invalid argument",
      "FAILED", "1:0", "host", "Job container setup failed", ["gpu-02"]),
+    # slurmd giving up on the launch; slurmd's own memory enforcement
+    ("node", "[2026-11-20T10:00:21.123] error: Waiting for JobId=4242 REQUEST_LAUNCH_PROLOG notification failed, "
+             "giving up after 20 sec",
+     "FAILED", "0:0", "host", "slurmd launch failed", ["gpu-02"]),
+    ("node", "[2026-11-20T10:00:01.123] error: Could not launch job 4242 and not able to requeue it, cancelling job",
+     "CANCELLED", "0:0", "host", "slurmd launch failed", ["gpu-02"]),
+    ("node", "[2026-11-20T10:00:01.123] error: Invalid StepId=4242.0 credential for user 1001: host gpu-02 not in "
+             "hostlist gpu-[03-04]",
+     "FAILED", "1:0", "host", "slurmd launch failed", ["gpu-02"]),
+    ("node", "[2026-11-20T10:40:01.123] Job 4242 exceeded memory limit (16809984>16384000), cancelling it",
+     "CANCELLED", "0:9", "host_oom", "memory limit", ["gpu-02"]),
     # the batch script gone from its node; the prolog refusing the job there
     ("controller", "[2026-11-20T10:59:00.123] Batch JobId=4242 missing from batch node gpu-02 (not found "
                    "BatchStartTime after startup), Requeuing job",
@@ -127,6 +138,10 @@ def test_another_jobs_failed_prolog_or_lost_batch_is_not_this_jobs(make_bundle, 
      "LIMIT ***", "time_limit"),
     ("[2026-11-20T10:59:00.123] [999.0] error: container_p_join: setns failed for /slurm-tmp/999/.ns: Invalid argument",
      "host"),
+    ("[2026-11-20T10:00:01.123] error: Could not launch job 999 and not able to requeue it, cancelling job", "host"),
+    ("[2026-11-20T10:00:01.123] error: Invalid StepId=999.0 credential for user 1001: host gpu-02 not in hostlist "
+     "gpu-[03-04]", "host"),
+    ("[2026-11-20T10:40:01.123] Job 999 exceeded memory limit (16809984>16384000), cancelling it", "host_oom"),
 ])
 def test_another_jobs_step_in_slurmds_log_is_not_this_jobs(make_bundle, line, not_sub_domain):
     from slurm_attr.analyze import analyze_bundle
