@@ -30,6 +30,10 @@ MESSAGES = [
      "com.nvidia.spark.rapids.jni.SplitAndRetryOOM: GPU OutOfMemory", "gpu_oom", "GPU OOM"),
     ("MemoryError: std::bad_alloc: out_of_memory: RMM failure at:/opt/conda/include/rmm/mr/device/"
      "pool_memory_resource.hpp:183: Maximum pool size exceeded", "gpu_oom", "GPU OOM"),
+    ("MemoryError: std::bad_alloc: RMM failure at:/opt/conda/include/rmm/mr/device/pool_memory_resource.hpp:167: "
+     "Maximum pool size exceeded", "gpu_oom", "GPU OOM"),
+    ("MemoryError: std::bad_alloc: CUDA error at: /opt/conda/include/rmm/mr/device/cuda_memory_resource.hpp:70: "
+     "cudaErrorMemoryAllocation out of memory", "gpu_oom", "GPU OOM"),
     # NCI's PBS: the job's node-local disk allocation full
     ("Job 143560526.gadi-pbs killed due to exceeding jobfs quota. Quota: 15.0GB, Used: 15.0GB, Host: gpu-02",
      "storage", "jobfs quota"),
@@ -240,8 +244,6 @@ MESSAGES = [
     ("graph/topo.h:230 NCCL WARN Could not find NET with id 0", "application", "NCCL topology mismatch"),
     ("::16674:17023 [0] graph/search.cc:703 NCCL WARN XML Import Channel : dev 1 not found.", "application",
      "NCCL topology mismatch"),
-    # librdmacm finding no adapter at all on the node
-    ("CMA: no RDMA devices found", "network", "No InfiniBand adapter"),
     # an S3-compatible store out of disk under a checkpoint upload
     ("minio.error.ResponseError: ResponseError: code: XMinioStorageFull, message: Storage backend has reached its "
      "minimum free disk threshold. Please delete a few objects to proceed., bucket_name: sessions", "storage",
@@ -429,12 +431,17 @@ def test_an_adapter_that_cannot_be_opened_for_memory_is_out_of_doorbell_pages_no
            "Cannot allocate memory\n")
     kernel = ("[2605244.823409] mlx5_core 0000:61:00.0: mlx5_cmd_check:795:(pid 53945): ALLOC_UAR(0x802) op_mod(0x0) "
               "failed, status limits exceeded(0x8), syndrome (0x5a7939)\n")
+    no_res = kernel.replace("ALLOC_UAR(0x802)", "CREATE_QP(0x500)").replace("limits exceeded(0x8)",
+                                                                            "no resources(0xf)")
     for files in ({"app/out.log": ucx}, {"app/out.log": ucx, "nodes/gpu-01/dmesg": kernel},
-                  {"nodes/gpu-01/dmesg": kernel}):
+                  {"nodes/gpu-01/dmesg": kernel}, {"nodes/gpu-01/dmesg": no_res}):
         d = analyze_bundle(make_bundle(files))
         assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == (
             "network", "HCA resources exhausted", ["gpu-01"]), files
-    assert "mlx5_core 0000:61:00.0 on gpu-01 refused ALLOC_UAR" in d["root_cause"]["explanation"]
+    assert "mlx5_core 0000:61:00.0 on gpu-01 refused CREATE_QP (status no resources)" in d["root_cause"]["explanation"]
+    # another adapter's driver failing to open is not told about mlx5 doorbell pages
+    d = analyze_bundle(make_bundle({"app/out.log": ucx.replace("mlx5_0", "efa_0")}))
+    assert (d["root_cause"] or {}).get("code") != "HCA resources exhausted"
 
 
 def test_a_queue_pair_whose_peer_address_timed_out_is_a_lead_to_nccls_fabric_settings(make_bundle):
@@ -579,6 +586,20 @@ def test_a_step_slurmd_could_not_lay_out_on_the_nodes_cpus_is_a_lead_to_that_nod
 def test_memory_that_is_not_the_hosts_ram_is_not_a_host_oom(make_bundle, line):
     d = analyze_bundle(make_bundle({"app/out.log": line + "\n"}))
     assert d["sub_domain"] != "host_oom"
+
+
+def test_rmms_pinned_host_pool_running_out_is_not_the_gpus_memory(make_bundle):
+    line = ("MemoryError: std::bad_alloc: out_of_memory: RMM failure at:/opt/conda/include/rmm/mr/host/"
+            "pinned_memory_resource.hpp:90: Maximum pool size exceeded\n")
+    d = analyze_bundle(make_bundle({"app/out.log": line}))
+    assert d["sub_domain"] != "gpu_oom"
+
+
+def test_librdmacm_finding_no_adapter_on_a_host_without_one_is_not_a_network_fault(make_bundle):
+    # printed by every MPI process that loads librdmacm on an Ethernet-only host; the crash is the job's
+    out = "CMA: no RDMA devices found\n[gpu-02:12597] Signal: Segmentation fault (11)\n"
+    d = analyze_bundle(make_bundle({"app/out.log": out}))
+    assert d["sub_domain"] != "network"
 
 
 def test_an_mpi_type_slurm_does_not_offer_is_the_jobs_request(make_bundle):

@@ -86,10 +86,17 @@ MESSAGES = [
      "FAILED", "0:0", "host", "slurmd launch failed", ["gpu-02"]),
     ("node", "[2026-11-20T10:00:01.123] error: Could not launch job 4242 and not able to requeue it, cancelling job",
      "CANCELLED", "0:0", "host", "slurmd launch failed", ["gpu-02"]),
+    # the reason before that last word is the cause
+    ("node", "[2026-11-20T10:00:01.100] error: [job 4242] prolog failed status=1:0\n"
+             "[2026-11-20T10:00:01.123] error: Could not launch job 4242 and not able to requeue it, cancelling job",
+     "CANCELLED", "0:0", "host", "Node prolog failed", ["gpu-02"]),
     ("node", "[2026-11-20T10:00:01.123] error: Invalid StepId=4242.0 credential for user 1001: host gpu-02 not in "
              "hostlist gpu-[03-04]",
      "FAILED", "1:0", "host", "slurmd launch failed", ["gpu-02"]),
     ("node", "[2026-11-20T10:40:01.123] Job 4242 exceeded memory limit (16809984>16384000), cancelling it",
+     "CANCELLED", "0:9", "host_oom", "memory limit", ["gpu-02"]),
+    ("node", "[2026-11-20T10:40:01.123] [4242.0] error: Step 4242.0 exceeded memory limit (16809984 > 16384000), "
+             "being killed",
      "CANCELLED", "0:9", "host_oom", "memory limit", ["gpu-02"]),
     # the batch script gone from its node; the prolog refusing the job there
     ("controller", "[2026-11-20T10:59:00.123] Batch JobId=4242 missing from batch node gpu-02 (not found "
@@ -142,6 +149,10 @@ def test_another_jobs_failed_prolog_or_lost_batch_is_not_this_jobs(make_bundle, 
     ("[2026-11-20T10:00:01.123] error: Invalid StepId=999.0 credential for user 1001: host gpu-02 not in hostlist "
      "gpu-[03-04]", "host"),
     ("[2026-11-20T10:40:01.123] Job 999 exceeded memory limit (16809984>16384000), cancelling it", "host_oom"),
+    ("[2026-11-20T10:40:01.123] [999.0] slurmstepd: error: Step 999.0 exceeded memory limit (16809984 > 16384000), "
+     "being killed", "host_oom"),
+    ("[2026-11-20T10:00:21.123] error: Waiting for JobId=999 REQUEST_LAUNCH_PROLOG notification failed, giving up "
+     "after 20 sec", "host"),
 ])
 def test_another_jobs_step_in_slurmds_log_is_not_this_jobs(make_bundle, line, not_sub_domain):
     from slurm_attr.analyze import analyze_bundle
