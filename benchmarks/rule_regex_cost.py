@@ -1,6 +1,7 @@
 """What each rule's regex costs on the worst line a user could print for it: every keyword of the
 rule set between two long runs of one character class (letters, digits, word characters with dots
-and dashes, spaces, punctuation), searched as the extractor searches (within the keyword window).
+and dashes, spaces, punctuation) or of the keyword itself repeated (a device name printed over and
+over), searched as the extractor searches (within the keyword window).
 A regex with an unbounded class before an optional group or a literal tries every start in such a
 run and costs time quadratic in it; a bounded one costs time linear in the line.
 
@@ -28,7 +29,7 @@ RUNS = {"letters": "a", "digits": "1", "word.dash": "a.-", "spaces": " ", "colon
 def lines_for(keyword: str, run: int) -> list[str]:
     """The keyword between two runs of each class, and the keyword at the end of a run."""
     out = []
-    for unit in RUNS.values():
+    for unit in (*RUNS.values(), keyword + " "):
         fill = (unit * (run // len(unit) + 1))[:run]
         out += [fill + keyword + fill, fill + " " + keyword]
     return out

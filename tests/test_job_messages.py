@@ -22,6 +22,59 @@ MESSAGES = [
     # the receiving rank posted another size than its peer sent
     ("gpu-02:1307367:1307586 [0] transport/net_ib.cc:1038 NCCL WARN NET/IB : req 0/1 tag 0 peer 10.10.23.6<58683> "
      "collective mismatch error, local size 496640 remote size 65536", "application", "NCCL size mismatch"),
+    # check macros printing the error's name, then its text after a comma; alpaka quoting both
+    ("Unexpected Device Error /src/module_psi/kernels/rocm/memory_op.hip.cu:48: hipErrorOutOfMemory, out of memory",
+     "gpu_oom", "CUDA error (out of memory)"),
+    ("alpaka/event/EventCudaRt.hpp(195) 'ret = cudaEventQuery( event.m_spEventImpl->m_CudaEvent)' returned error  : "
+     "'cudaErrorIllegalAddress': 'an illegal memory access was encountered'!", "application",
+     "CUDA error (an illegal memory access was encountered)"),
+    # the display watchdog (702) kills only kernels on a GPU that drives a display
+    ("alpaka/event/EventCudaRt.hpp(195) 'ret = cudaEventQuery( event.m_spEventImpl->m_CudaEvent)' returned error  : "
+     "'cudaErrorLaunchTimeout': 'the launch timed out and was terminated'!", "host", "Display watchdog"),
+    ("RuntimeError: CUDA error: the launch timed out and was terminated", "host", "Display watchdog"),
+    # nvidia-smi in the job seeing none of the node's GPUs
+    ("No devices were found", "host", "No GPU visible"),
+    # a multi-node NVLink domain NCCL cannot use: its warning and its INFO hint
+    ("gpu-02:1234:1300 [0] init.cc:1706 NCCL WARN MNNVL (cliqueSize 72) is available but not working on this "
+     "system. Check the IMEX configuration (nvidia-imex-ctl -N). Set NCCL_MNNVL_ENABLE=0 to ignore this issue.",
+     "nvlink", "NVLink domain unusable (IMEX)"),
+    ("gpu-02:1234:1300 [0] NCCL INFO HINT: In many cases this error indicates that the IMEX (NVLink fabric) service "
+     "is not running or is misconfigured on MNNVL systems.", "nvlink", "NVLink domain unusable (IMEX)"),
+    # NCCL's IB resiliency layer (2.28+): failed completions without the peer, adapters it gave up on,
+    # a link renegotiating its speed, a RoCE address table changing under the job
+    ("gpu-02:1234:1300 [0] transport/net_ib.cc:1710 NCCL WARN NET/IB: mlx5_0: Got completion with error (devIndex=0, "
+     "wc->status=(IBV_WC_REM_ACCESS_ERR)10, wc->opcode=(IBV_WC_RDMA_WRITE)1, wc->wr_id=12, wc->qp_num=4411, "
+     "wc->byte_len=0)", "network", "NCCL IB completion error"),
+    ("gpu-02:1234:1300 [0] transport/net_ib.cc:1710 NCCL WARN NET/IB: mlx5_0: Got completion with error (devIndex=0, "
+     "wc->status=(IBV_WC_RETRY_EXC_ERR)12, wc->opcode=(IBV_WC_SEND)0, wc->wr_id=12, wc->qp_num=4411, wc->byte_len=0)",
+     "network", "NCCL IB retry exceeded"),
+    ("gpu-02:1234:1300 [0] transport/net_ib.cc:2210 NCCL WARN NET/IB: mlx5_2: Marking device 1 as permanently failed "
+     "(mlx5_2 comm=0x7f3c2c001230)", "network", "NCCL IB device failed"),
+    ("gpu-02:1234:1300 [0] transport/net_ib.cc:610 NCCL WARN NET/IB : mlx5_0:1 speed change detected: 400000 -> "
+     "200000 Mbps", "network", "NCCL IB link speed changed"),
+    ("gpu-02:1234:1300 [0] transport/net_ib.cc:640 NCCL WARN NET/IB: mlx5_0: GID table changed on mlx5_0:1",
+     "network", "NCCL RoCE GID changed"),
+    # the node's MPS daemon refusing the process
+    ("RuntimeError: CUDA error: MPS client failed to connect to the MPS control daemon or the MPS server", "host",
+     "CUDA MPS failure"),
+    # Open MPI's help texts for a daemon it cannot reach or lost, Omni-Path's PSM2, a libfabric call
+    ("ORTE is unable to establish a communication connection to the\nspecified daemon located on the indicated "
+     "node:\n\n  my node:   gpu-01\n  target node:  gpu-02\n", "network", "MPI daemon unreachable"),
+    ("mpirun has detected that a required daemon terminated during execution\nof the application with a non-zero "
+     "status. This is a fatal error.", "host", "MPI daemon died"),
+    ("PSM2 was unable to open an endpoint. Please make sure that the network link is\nactive on the node and the "
+     "hardware is functioning.\n\n  Error: Failure in initializing endpoint", "network", "PSM2 fabric error"),
+    ("gpu-02.12345Error Other error occurred in attempting to make network progress (psm2_mq_ipeek).", "network",
+     "PSM2 fabric error"),
+    ("Open MPI failed an OFI Libfabric library call (fi_domain).  This is highly\nunusual; your job may behave "
+     "unpredictably (and/or abort) after this.\n\n  Local host: gpu-02\n  Location: mtl_ofi_component.c:629\n"
+     "  Error: No data available (61)", "network", "MPI libfabric call failed"),
+    # UCX relaying an adapter's error event, and its mlx5 transports' failed completions
+    ("[1643025432.789437] [gpu-02:12345:0]       ib_device.c:468  UCX  ERROR IB Async event on mlx5_0: local "
+     "catastrophic error", "network", "UCX IB async error"),
+    ("[1643025432.789437] [gpu-02:12345:0]     rc_mlx5_common.c:123  UCX  ERROR   Fatal: rc_mlx5 completion[11] with "
+     "error on mlx5_0:1/0x7f10a8043000: Remote access error, vendor_err 0x88 wr_id 0x0", "network",
+     "IB completion error"),
     # XLA's CUDA async allocator, with and without digit grouping
     ("cuMemAllocAsync failed to allocate 126,257,359,472 bytes (117.59 GiB)", "gpu_oom", "GPU OOM"),
     ("RuntimeError: SYNHELPER workspace Allocation of size ::14493510400 failed!", "gpu_oom", "GPU OOM"),
@@ -342,6 +395,9 @@ MESSAGES = [
     (":0:rocdevice.cpp            :2875: 1706000000 us: [pid:1234 tid:0x7f] Callback: Queue 0x7f0000 aborting with "
      "error : HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION: The agent attempted to access memory beyond the largest "
      "legal address. code: 0x29", "application", "GPU memory access fault"),
+    # Hygon DTK's banner for the same fault on a DCU
+    ("Invalid address access: 0x4b39aa606000, Error code: 1.\n\n>>>>>>>> KERNEL VMFault !!!! <<<<<<\n",
+     "application", "GPU memory access fault"),
     # the node's RDMA libraries from another release than its kernel modules
     ("   mlx4: There is a mismatch between the kernel and the userspace\nlibraries: Kernel does not support XRC. "
      "Exiting.", "host", "RDMA stack mismatch"),
@@ -810,3 +866,19 @@ def test_a_launch_a_parent_could_not_forward_is_the_child_nodes(make_bundle):
     d = analyze_bundle(make_bundle({"app/job.err": out}, nodes="x3104c0s[1,31]b0n0"))
     assert d["sub_domain"] == "host"
     assert d["root_cause"]["nodes"] == ["x3104c0s31b0n0"]
+
+
+def test_nvidia_smi_seeing_no_gpu_gives_way_to_the_jobs_own_error(make_bundle):
+    """A script may print nvidia-smi's view without using a GPU: its own failure outranks it."""
+    out = "No devices were found\nTraceback (most recent call last):\n  File \"prep.py\", line 3, in <module>\n" \
+          "ValueError: bad column 'x'\n"
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}, nodes="gpu-02"))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("application", "ValueError")
+    assert "No GPU visible" in [s["code"] for s in d["symptoms"]]
+
+
+def test_an_adapter_event_that_is_not_an_error_is_not_a_network_lead(make_bundle):
+    out = "[1643025432.789437] [gpu-02:12345:0]       ib_device.c:468  UCX  DIAG  IB Async event on mlx5_0: port " \
+          "active on port 1\n"
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}, nodes="gpu-02"))
+    assert d["sub_domain"] != "network"

@@ -30,6 +30,15 @@ MESSAGES = [
     ("network", "HCA failure", ["mlx5_core 0000:08:01.0: wait_func:1203:(pid 435): ENABLE_HCA(0x104) timeout. Will "
                                 "cause a leak of a command resource"]),
     ("network", "HCA failure", ["mlx5_core 0000:3b:00.0: device's health compromised - reached miss count"]),
+    # the health recovery giving up, firmware that never comes up, an adapter too hot, a stalling one
+    ("network", "HCA failure", ["mlx5_core 0000:3b:00.0: mlx5_health_try_recover:335:(pid 1234): Device in internal "
+                                "error state, giving up"]),
+    ("network", "HCA failure", ["mlx5_core 0000:3b:00.0: wait_fw_init:186:(pid 1234): Firmware over 120000 MS in "
+                                "pre-initializing state, aborting"]),
+    ("network", "HCA overheating", ["mlx5_core 0000:3b:00.0: print_health_info:424:(pid 0): Health issue observed, "
+                                    "High temperature, severity(3) ERROR:"]),
+    ("network", "HCA firmware stalled", ["mlx5_core 0000:3b:00.0: cmd_work_handler:877:(pid 1234): cmd[0]: "
+                                         "CREATE_QP(0x500) No done completion"]),
     ("network", "NIC TX timeout", ["NETDEV WATCHDOG: ib0.beef (): transmit queue 26 timed out"]),
     ("network", "NIC TX timeout", ["ib1: transmit timeout: latency 1120 msecs"]),
     ("network", "NIC TX timeout", ["e1000e 0000:00:19.0 eth0: Detected Hardware Unit Hang:"]),

@@ -105,6 +105,17 @@ MESSAGES = [
     ("controller", "[2026-11-20T10:00:01.123] error: slurmd error running JobId=4242 on node(s)=gpu-02: Job prolog "
                    "failed",
      "FAILED", "1:0", "host", "Prolog failed", ["gpu-02"]),
+    # slurmctld giving up on the launch: the node refused it, never answered, or no credential
+    ("controller", "[2026-11-20T10:00:01.123] Killing non-startable batch JobId=4242: Invalid job credential",
+     "FAILED", "0:0", "host", "Launch failed", None),
+    ("controller", "[2026-11-20T10:00:01.123] agent waited too long for nodes to respond, abort launch of JobId=4242",
+     "FAILED", "0:0", "host", "Launch failed", None),
+    ("controller", "[2026-11-20T10:00:01.123] error: Can not create job credential, attempting to requeue batch "
+                   "JobId=4242",
+     "FAILED", "0:0", "host", "Launch failed", None),
+    ("controller", "[2026-11-20T10:00:01.123] Aborting JobId=4242 due to change in socket/core configuration of "
+                   "allocated nodes",
+     "FAILED", "0:0", "host", "Node layout changed", None),
 ]
 
 _PATHS = {"app": "app/slurm-4242.out", "controller": "controller/slurmctld.log", "node": "nodes/gpu-02/slurmd.log"}
@@ -131,13 +142,17 @@ def test_slurms_message_names_the_cause(make_bundle, where, text, state, exit_co
     "[2026-11-20T10:59:00.123] Batch JobId=999 missing from batch node gpu-02 (not found BatchStartTime after startup)",
     "[2026-11-20T10:00:01.123] error: slurmd error running JobId=999 on node(s)=gpu-02: Job prolog failed",
     "[2026-11-20T10:41:21.003] job_time_limit: inactivity time limit reached for JobId=999",
+    "[2026-11-20T10:00:01.123] Killing non-startable batch JobId=999: Invalid job credential",
+    "[2026-11-20T10:00:01.123] agent waited too long for nodes to respond, abort launch of JobId=999",
+    "[2026-11-20T10:00:01.123] Aborting JobId=999 due to change in socket/core configuration of allocated nodes",
 ])
 def test_another_jobs_failed_prolog_or_lost_batch_is_not_this_jobs(make_bundle, text):
     from slurm_attr.analyze import analyze_bundle
     d = analyze_bundle(make_bundle({"controller/slurmctld.log": text + "\n"}))
     assert d["sub_domain"] != "host"
     assert (d["root_cause"] or {}).get("code") not in {"PrologSlurmctld failed", "Batch script lost", "Prolog failed",
-                                                        "Allocating command unresponsive"}
+                                                        "Allocating command unresponsive", "Launch failed",
+                                                        "Node layout changed"}
 
 
 @pytest.mark.parametrize(("line", "not_sub_domain"), [
