@@ -54,6 +54,12 @@ MESSAGES = [
      "200000 Mbps", "network", "NCCL IB link speed changed"),
     ("gpu-02:1234:1300 [0] transport/net_ib.cc:640 NCCL WARN NET/IB: mlx5_0: GID table changed on mlx5_0:1",
      "network", "NCCL RoCE GID changed"),
+    # NVML refusing a GPU for its own state, and its text for a driver upgraded without a reboot
+    ("pynvml.NVMLError_ResetRequired: GPU requires restart", "gpu", "GPU unusable (NVML)"),
+    ("Unable to determine the device handle for GPU0000:3B:00.0: Insufficient External Power", "gpu",
+     "GPU unusable (NVML)"),
+    ("pynvml.NVMLError_LibRmVersionMismatch: RM has detected an NVML/RM version mismatch.", "host",
+     "NVIDIA driver version mismatch"),
     # the node's MPS daemon refusing the process
     ("RuntimeError: CUDA error: MPS client failed to connect to the MPS control daemon or the MPS server", "host",
      "CUDA MPS failure"),
@@ -882,3 +888,10 @@ def test_an_adapter_event_that_is_not_an_error_is_not_a_network_lead(make_bundle
           "active on port 1\n"
     d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}, nodes="gpu-02"))
     assert d["sub_domain"] != "network"
+
+
+def test_a_corrupted_inforom_warning_alone_is_not_a_lead(make_bundle):
+    """nvidia-smi repeats the warning on every call while the GPU works: context, not a cause."""
+    out = "WARNING: infoROM is corrupted at gpu 0000:02:00.0\n"
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}, nodes="gpu-02"))
+    assert d["sub_domain"] != "gpu"
