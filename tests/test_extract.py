@@ -1030,6 +1030,13 @@ def test_a_cuda_check_of_a_compiled_framework_names_the_ecc_fault(make_bundle):
     "(raylet) node_manager.cc:3007: 2 Workers (tasks / actors) killed due to memory pressure (OOM), 0 Workers "
     "crashed due to other reasons at node (ID: abd406d4, IP: 10.0.167.26) over the last time period.",
     "ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.",
+    "Memory on the node (IP: 10.0.167.26, ID: abd406d4) where the task (actor ID: 5c3e, name=Actor.__init__, "
+    "pid=8249, memory used=41.2GB) was running was 237.92GB / 250.00GB (0.951678), which exceeds the memory usage "
+    "threshold of 0.95.",
+    # a log cut to its tail keeps only the pointer at the end of the kill's report
+    "(ActorModelRayActor pid=8249) Refer to the documentation on how to address the out of memory issue: "
+    "https://docs.ray.io/en/latest/ray-core/scheduling/ray-oom-prevention.html. Consider provisioning more memory "
+    "on this node or reducing task parallelism by requesting more CPUs per task.",
 ])
 def test_rays_memory_monitor_killing_workers_is_host_oom(make_bundle, line):
     d = analyze_bundle(make_bundle({"app/out.log": line + "\n"}))

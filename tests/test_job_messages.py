@@ -81,6 +81,33 @@ MESSAGES = [
     ("[1643025432.789437] [gpu-02:12345:0]     rc_mlx5_common.c:123  UCX  ERROR   Fatal: rc_mlx5 completion[11] with "
      "error on mlx5_0:1/0x7f10a8043000: Remote access error, vendor_err 0x88 wr_id 0x0", "network",
      "IB completion error"),
+    # libfabric's own log (FI_LOG_LEVEL=warn): a verbs completion error, EFA's failed handshake, PSM2's connect
+    ("libfabric:3522:1640000000::verbs:core:vrb_cq_read():109<warn> Work completion status: remote invalid "
+     "request error", "network", "libfabric transfer error"),
+    ("libfabric:24771:1675241240::efa:ep_ctrl:rxr_pkt_post_handshake_or_queue():1093<warn> Failed to post "
+     "HANDSHAKE to peer 4: Unresponsive receiver", "network", "libfabric transfer error"),
+    ("libfabric:12903:1655209421:psm2:core:psmx2_ep_connect():156<warn> psm2_ep_connect returned error Operation "
+     "timed out, remote epid=2f0e03.If it is a timeout error, try setting FI_PSM2_CONN_TIMEOUT to a larger value "
+     "(current: 5 seconds).", "network", "libfabric transfer error"),
+    # libibverbs refusing the kernel's ABI
+    ("libibverbs: Warning: Driver mlx5 does not support the kernel ABI of 1 (supports 6 to 6) for device "
+     "/sys/class/infiniband/mlx5_0", "host", "RDMA stack mismatch"),
+    # pyxis unable to start the container (the node's enroot setup); Torque's client without its trqauthd
+    ("slurmstepd: error: pyxis: container start failed with error code: 1\nslurmstepd: error: pyxis: printing enroot "
+     "log file:\nslurmstepd: error: pyxis:     enroot-mount: failed to mount: /opt/slurm at /home/u/.local/share/"
+     "enroot/pyxis_117.0/opt/slurm: Not a directory",
+     "host", "Container start failed"),
+    ("Error in connection to trqauthd (15137)-[could not connect to unix socket /tmp/trqauthd-unix: 111]", "host",
+     "trqauthd unavailable"),
+    # PyTorch's warning that cuInit failed with the driver's unknown error (999)
+    ("/usr/lib/python3/dist-packages/torch/cuda/__init__.py:107: UserWarning: CUDA initialization: CUDA unknown error "
+     "- this may be due to an incorrectly set up environment, e.g. changing env variable CUDA_VISIBLE_DEVICES after "
+     "program start. Setting the available devices to be zero.", "gpu", "CUDA error (unknown error)"),
+    # Open MPI unable to bind a process it started inside the job's cpuset
+    ("Open MPI tried to bind a new process, but something went wrong.  The\nprocess was killed without launching the "
+     "target application.  Your job\nwill now abort.\n\n  Local host:        gpu-02\n  Application name:  ./a.out\n"
+     "  Error message:     hwloc_set_cpubind returned \"Error\" for bitmap \"2,114\"\n  Location:          "
+     "rtc_hwloc.c:382", "host", "MPI binding failed"),
     # XLA's CUDA async allocator, with and without digit grouping
     ("cuMemAllocAsync failed to allocate 126,257,359,472 bytes (117.59 GiB)", "gpu_oom", "GPU OOM"),
     ("RuntimeError: SYNHELPER workspace Allocation of size ::14493510400 failed!", "gpu_oom", "GPU OOM"),
@@ -895,3 +922,15 @@ def test_a_corrupted_inforom_warning_alone_is_not_a_lead(make_bundle):
     out = "WARNING: infoROM is corrupted at gpu 0000:02:00.0\n"
     d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}, nodes="gpu-02"))
     assert d["sub_domain"] != "gpu"
+
+
+@pytest.mark.parametrize("line", [
+    # a flushed request only follows the error that moved its queue to the error state
+    "libfabric:3522:1640000000::verbs:core:vrb_cq_read():109<warn> Work completion status: Work Request Flushed Error",
+    # a container's rdma-core probing for providers the node has no adapter for
+    "libibverbs: Warning: couldn't load driver 'libhfi1verbs-rdmav34.so': libhfi1verbs-rdmav34.so: cannot open "
+    "shared object file: No such file or directory",
+])
+def test_fabric_library_noise_is_not_a_lead(make_bundle, line):
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": line + "\n"}, nodes="gpu-02"))
+    assert d["sub_domain"] not in ("network", "host")

@@ -56,6 +56,24 @@ MESSAGES = [
                                              "/sys/class/infiniband_mad/abi_version (No such file or directory): is "
                                              "ib_umad module loaded?"]),
     ("network", "NIC link down", ["ice 0000:af:00.0 ens1f0: NIC Link is Down"]),
+    # Omni-Path's hfi1 naming its unit, its link firmware gone quiet; AWS ENA missing its keep-alive
+    ("network", "NIC link down", ["hfi1 0000:81:00.0: hfi1_0: 8051: Link down"]),
+    ("network", "NIC link down", ["hfi1 0000:81:00.0: hfi1_0: Lost 8051 heartbeat"]),
+    ("network", "NIC TX timeout", ["ena 0000:00:05.0 eth0: Keep alive watchdog timeout."]),
+    # block layer and local file systems in today's wordings; an NVMe drive the driver gave up on
+    ("storage", "I/O error", ["Buffer I/O error on device sda3, logical block 1234"]),
+    ("storage", "I/O error", ["EXT4-fs (sda3): I/O error while writing superblock"]),
+    ("storage", "I/O error", ["Aborting journal on device sda3-8."]),
+    ("storage", "I/O error", ['XFS (sdb1): Metadata I/O Error (0x1) detected at xfs_trans_read_buf_map+0x2a2/0x300 '
+                              '[xfs] (fs/xfs/xfs_trans_buf.c:296).  Shutting down filesystem.']),
+    ("storage", "I/O error", ["nvme nvme0: Removing after probe failure status: -19"]),
+    ("storage", "I/O error", ["nvme nvme0: Device not ready; aborting reset, CSTS=0x1"]),
+    ("storage", "NFS locks lost", ["NFSv4: state recovery failed for open file data/ckpt.pt, error = -5"]),
+    # the CephFS client evicted by its MDS, or the cluster full
+    ("storage", "CephFS failure", ["ceph: mds0 closed our session"]),
+    ("storage", "CephFS failure", ["ceph: mds0 session blocklisted"]),
+    ("storage", "CephFS failure", ["libceph: cluster is full (osdmap FULL)"]),
+    ("storage", "CephFS", ["libceph: tid 8812 on osd14 timeout"]),
     ("gpu", "AMD GPU reset failed", ["amdgpu 0000:c1:00.0: amdgpu: GPU reset begin!",
                                      "amdgpu 0000:c1:00.0: amdgpu: GPU reset(2) failed"]),
     ("gpu_memory", "AMD GPU UMC uncorrectable", ["amdgpu 0000:c1:00.0: amdgpu: socket: 0, die: 0, 1 new uncorrectable "
