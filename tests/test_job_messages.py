@@ -108,6 +108,12 @@ MESSAGES = [
      "target application.  Your job\nwill now abort.\n\n  Local host:        gpu-02\n  Application name:  ./a.out\n"
      "  Error message:     hwloc_set_cpubind returned \"Error\" for bitmap \"2,114\"\n  Location:          "
      "rtc_hwloc.c:382", "host", "MPI binding failed"),
+    # NVSHMEM's IB transport refused the GPU memory; UCX's single copy between local ranks refused
+    ("src/comm/transports/common/transport_ib_common.cpp:58: NULL value mem registration failed\n"
+     "src/comm/transports/ibrc/ibrc.cpp:486: non-zero status: 2 Unable to register memory handle.", "host",
+     "GPUDirect RDMA registration"),
+    ("[1557316560.553339] [gpu-02:12345:0]        cma_ep.c:81   UCX  ERROR process_vm_readv delivered 0 instead of "
+     "480960, error message Operation not permitted", "host", "Cross-memory attach refused"),
     # XLA's CUDA async allocator, with and without digit grouping
     ("cuMemAllocAsync failed to allocate 126,257,359,472 bytes (117.59 GiB)", "gpu_oom", "GPU OOM"),
     ("RuntimeError: SYNHELPER workspace Allocation of size ::14493510400 failed!", "gpu_oom", "GPU OOM"),

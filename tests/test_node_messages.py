@@ -69,6 +69,13 @@ MESSAGES = [
     ("storage", "I/O error", ["nvme nvme0: Removing after probe failure status: -19"]),
     ("storage", "I/O error", ["nvme nvme0: Device not ready; aborting reset, CSTS=0x1"]),
     ("storage", "NFS locks lost", ["NFSv4: state recovery failed for open file data/ckpt.pt, error = -5"]),
+    # the driver's own checks failing with an NVLink fabric status
+    ("nvlink", "NVLink fabric status", ["NVRM: nvCheckOkFailedNoLog: Check failed: NVLink fabric state cached by the "
+                                        "driver is out of sync [NV_ERR_FABRIC_STATE_OUT_OF_SYNC] (0x00000087) returned "
+                                        "from status @ mem_multicast_fabric.c:2917"]),
+    ("nvlink", "NVLink fabric status", ["NVRM: nvAssertOkFailedNoLog: Assertion failed: Nvlink Training Error "
+                                        "[NV_ERR_NVLINK_TRAINING_ERROR] (0x00000077) returned from status @ "
+                                        "knvlink.c:1234"]),
     # the CephFS client evicted by its MDS, or the cluster full
     ("storage", "CephFS failure", ["ceph: mds0 closed our session"]),
     ("storage", "CephFS failure", ["ceph: mds0 session blocklisted"]),
@@ -195,6 +202,11 @@ def test_a_kernel_message_names_the_fault_and_its_node(make_bundle, sub_domain, 
     "amdgpu 0000:c1:00.0: amdgpu: GPU reset(2) succeeded!",
     "mlx5_core 0000:81:00.0: mlx5_port_module_event:1106:(pid 0): Port module event: module 0, Cable plugged",
     "EXT4-fs (sda1): mounted filesystem with ordered data mode. Opts: (null)",
+    # a fabric probe still running is retried by its caller; other statuses are the driver's own
+    "NVRM: nvCheckOkFailedNoLog: Check failed: Nvlink Fabric Status or Fabric Probe is not yet complete, caller "
+    "needs to retry [NV_ERR_NVLINK_FABRIC_NOT_READY] (0x00000081) returned from status @ gpu_fabric_probe.c:101",
+    "NVRM: nvAssertOkFailedNoLog: Assertion failed: Invalid argument to call [NV_ERR_INVALID_ARGUMENT] (0x0000001F) "
+    "returned from status @ kern_mem.c:88",
     # a warning's backtrace names a module too, but nothing died
     "WARNING: CPU: 3 PID: 812 at /var/lib/dkms/nvidia/nv.c:1234 nv_foo+0x10/0x20 [nvidia]\n"
     "RIP: 0010:nv_foo+0x10/0x20 [nvidia]",
