@@ -114,6 +114,17 @@ MESSAGES = [
      "GPUDirect RDMA registration"),
     ("[1557316560.553339] [gpu-02:12345:0]        cma_ep.c:81   UCX  ERROR process_vm_readv delivered 0 instead of "
      "480960, error message Operation not permitted", "host", "Cross-memory attach refused"),
+    # Intel MPI's Hydra launcher: a proxy it could not start or lost, a connection between its proxies
+    ("[mpiexec@gpu-01] Error: Unable to run bstrap_proxy on gpu-02 (pid 12345, exit code 65280)", "host",
+     "MPI launcher proxy failed"),
+    ("[mpiexec@gpu-01] Error: Downstream from host gpu-02 exited abnormally", "host", "MPI launcher proxy failed"),
+    ('[bstrap:0:1@gpu-02] HYD_sock_connect (../../../../../src/pm/i_hydra/libhydra/sock/hydra_sock_intel.c:209): '
+     'unable to connect from "gpu-02" to "gpu-01" (No route to host)', "network", "MPI launcher connect failed"),
+    # MPICH's OFI netmod (Intel MPI, Cray MPICH) unable to set up libfabric at start
+    ("Abort(1091471) on node 0 (rank 0 in comm 0): Fatal error in PMPI_Init: Other MPI error, error stack:\n"
+     "MPIR_Init_thread(703)........: \nMPID_Init(958)...............: \n"
+     "MPIDI_OFI_mpi_init_hook(1030): OFI addrinfo() failed (ofi_init.c:1030:MPIDI_OFI_mpi_init_hook:No data "
+     "available)", "host", "MPI fabric setup failed"),
     # XLA's CUDA async allocator, with and without digit grouping
     ("cuMemAllocAsync failed to allocate 126,257,359,472 bytes (117.59 GiB)", "gpu_oom", "GPU OOM"),
     ("RuntimeError: SYNHELPER workspace Allocation of size ::14493510400 failed!", "gpu_oom", "GPU OOM"),
@@ -936,6 +947,9 @@ def test_a_corrupted_inforom_warning_alone_is_not_a_lead(make_bundle):
     # a container's rdma-core probing for providers the node has no adapter for
     "libibverbs: Warning: couldn't load driver 'libhfi1verbs-rdmav34.so': libhfi1verbs-rdmav34.so: cannot open "
     "shared object file: No such file or directory",
+    # Hydra passing on a rank's exit status: the rank's own error says why
+    "[mpiexec@gpu-01] wait_proxies_to_terminate (../../../../../src/pm/i_hydra/mpiexec/intel/i_mpiexec.c:537): "
+    "downstream from host gpu-02 exited with status 1",
 ])
 def test_fabric_library_noise_is_not_a_lead(make_bundle, line):
     d = analyze_bundle(make_bundle({"app/slurm-4242.out": line + "\n"}, nodes="gpu-02"))
