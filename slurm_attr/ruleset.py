@@ -475,6 +475,18 @@ POLICY_SECTIONS = ("window", "bursts", "metrics", "ambiguity", "scheduler_states
                    "outcomes", "default_actions")
 
 
+def _check_exit_signals(policy: dict[str, Any], path: Path) -> None:
+    signals = policy.get("exit_signals") or {}
+    _require(isinstance(signals, dict), _locate(path, "exit_signals:"), "exit_signals: must be a mapping")
+    for number, spec in signals.items():
+        where = _locate(path, "exit_signals:", f"{number}:")
+        _require(isinstance(number, int) and 1 <= number <= 64, where,
+                 f"exit_signals: {number!r} is not a signal number (1-64)")
+        _require(isinstance(spec, dict) and spec.get("sub_domain") in SUB_DOMAINS
+                 and all(isinstance(spec.get(key), str) for key in ("summary", "reading")), where,
+                 f"exit_signals: {number}: needs a known sub_domain, a summary and a reading")
+
+
 def _check_policy(policy: dict[str, Any], path: Path) -> None:
     for section in POLICY_SECTIONS:
         _require(isinstance(policy.get(section), dict), _locate(path, f"{section}:"),
@@ -514,6 +526,7 @@ def _check_policy(policy: dict[str, Any], path: Path) -> None:
         listed = policy.get(key) or []
         bad = [d for d in listed if d not in SUB_DOMAINS] if isinstance(listed, list) else [listed]
         _require(not bad, _locate(path, f"{key}:"), f"{key}: unknown sub_domain {bad[0]!r}" if bad else "")
+    _check_exit_signals(policy, path)
     _check_must_agree(policy, path)
     _check_collectives(policy, path)
     _check_hung_on(policy, path)

@@ -391,6 +391,16 @@ def test_a_sigkill_exit_without_evidence_points_at_host_memory(make_bundle):
     assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("host_oom", ["gpu-01"])
 
 
+@pytest.mark.parametrize("exit_code", ["0:7", "135:0"])
+def test_a_bus_error_exit_without_evidence_points_at_the_nodes_shared_memory(make_bundle, exit_code):
+    """On x86 a SIGBUS is a mapped page with nothing behind it (/dev/shm, a truncated file), not arithmetic."""
+    d = analyze_bundle(make_bundle({"app/out.log": "epoch 3\n"}, nodes="cpu-01", exit_code=exit_code))
+    assert (d["sub_domain"], d["evidence_status"]) == ("host", "hypothesis")
+    assert d["root_cause"]["nodes"] == ["cpu-01"] and "SIGBUS" in d["verdict"] and "/dev/shm" in d["verdict"]
+    # an exit code the job chose itself is still its own
+    assert analyze_bundle(make_bundle({"app/out.log": "epoch 3\n"}, exit_code="7:0"))["sub_domain"] == "application"
+
+
 def test_a_network_root_without_a_host_takes_the_peer_its_transfers_named(make_bundle):
     out = ("...-01:34050:34121 [0] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : port error\n"
            "...-01:73076:73185 [4] transport/net_ib.cc:1238 NCCL WARN NET/IB : Got completion from peer "

@@ -103,6 +103,18 @@ def test_a_priority_edited_in_yaml_changes_the_verdict(make_bundle, rules_copy):
     assert xid["priority"] == 1
 
 
+def test_what_an_exit_signal_alone_says_is_data(make_bundle, rules_copy, tmp_path):
+    bundle = make_bundle({"app/out.log": "epoch 3\n"}, nodes="cpu-01", exit_code="0:7")
+    assert analyze_bundle(bundle)["sub_domain"] == "host"
+    _edit(rules_copy / "policy.yaml", "  7:\n    sub_domain: host\n", "  7:\n    sub_domain: application\n")
+    assert analyze_bundle(bundle, str(rules_copy))["sub_domain"] == "application"
+    broken = tmp_path / "broken"
+    shutil.copytree(rules_copy, broken)
+    line = _edit(broken / "policy.yaml", "  7:\n    sub_domain: application\n", "  77:\n    sub_domain: nowhere\n")
+    result = _check(broken)
+    assert result.exit_code != 0 and f"policy.yaml:{line}:" in result.output and "77" in result.output
+
+
 def test_explain_shows_what_a_line_becomes_and_near_misses():
     result = CliRunner().invoke(cli, ["rules", "explain", XID])
     assert result.exit_code == 0

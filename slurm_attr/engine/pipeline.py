@@ -66,6 +66,15 @@ _STEP_STATES_THAT_EXPLAIN = {"OUT_OF_MEMORY", "NODE_FAIL"}
 _STEP_OK = {"COMPLETED", "RUNNING", "PENDING", ""}
 
 
+def _exit_signal(code: str, signal: str) -> int | None:
+    """The signal that ended a job: sacct's `0:9`, or a shell's exit code 128+N for a child it lost."""
+    if signal.isdigit() and signal != "0":
+        return int(signal)
+    if code.isdigit() and 128 < int(code) <= 128 + 64:
+        return int(code) - 128
+    return None
+
+
 def _node_phrase(node: str | None) -> str:
     """The {node} of a scheduler state's sentence (policy `scheduler_states`)."""
     return f"node {node}" if node else "one of the job's nodes"
@@ -165,19 +174,17 @@ class Engine:
         # The reading ("most likely ...") is added only if this hint ends up the root: beside a
         # real cause it is just the exit code.
         sub, summary, reading = "application", f"The job failed with {how}.", (
-            " No log that could be read shows an infrastructure fault: most likely the job's own "
+            "No log that could be read shows an infrastructure fault: most likely the job's own "
             "code, input or configuration.")
-        if code.strip() == "137" or signal.strip() == "9":
-            # SIGKILL from outside the job that Slurm did not send (it would be CANCELLED/TIMEOUT).
-            sub, summary, reading = "host_oom", f"The job was killed with SIGKILL ({how}).", (
-                " No log says by whom: most often the kernel OOM killer (a kill by Slurm would "
-                "have ended it CANCELLED or TIMEOUT).")
+        spec = self.policy.get("exit_signals", {}).get(_exit_signal(code.strip(), signal.strip()))
+        if spec:
+            sub, summary, reading = spec["sub_domain"], spec["summary"].format(how=how), spec["reading"]
         return Event(
             kind="job_exit", rule="scheduler.exit_code", node=None, time=w.end,
             time_quality="exact", source=SourceRef("workload", 0, f"State=FAILED ExitCode={w.exit_code}"),
             sub_domain=sub, base_role="symptom", priority=5, summary=summary,
             code=f"exit {w.exit_code}", action=self.policy["default_actions"].get(sub),
-            fields={"exit_code": w.exit_code, "reading": reading.strip()},
+            fields={"exit_code": w.exit_code, "reading": reading},
         )
 
     def _step_event(self, step: Step) -> Event:
