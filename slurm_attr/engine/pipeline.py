@@ -178,7 +178,7 @@ class Engine:
             "code, input or configuration.")
         spec = self.policy.get("exit_signals", {}).get(_exit_signal(code.strip(), signal.strip()))
         if spec:
-            sub, summary, reading = spec["sub_domain"], spec["summary"].format(how=how), spec["reading"]
+            sub, summary, reading = spec["sub_domain"], spec["summary"].replace("{how}", how), spec["reading"]
         return Event(
             kind="job_exit", rule="scheduler.exit_code", node=None, time=w.end,
             time_quality="exact", source=SourceRef("workload", 0, f"State=FAILED ExitCode={w.exit_code}"),
