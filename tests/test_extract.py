@@ -401,6 +401,14 @@ def test_a_bus_error_exit_without_evidence_points_at_the_nodes_shared_memory(mak
     assert analyze_bundle(make_bundle({"app/out.log": "epoch 3\n"}, exit_code="7:0"))["sub_domain"] == "application"
 
 
+def test_only_a_short_number_is_read_as_the_signal_that_ended_a_job():
+    from slurm_attr.engine.pipeline import _exit_signal
+    assert (_exit_signal("0", "9"), _exit_signal("137", "0"), _exit_signal("7", "0")) == (9, 9, None)
+    # sacct's text is not checked as a bundle's is: a malformed field is no signal, not an error
+    assert _exit_signal("9" * 5000, "0") is None and _exit_signal("0", "9" * 5000) is None
+    assert _exit_signal("\uff11\uff13\uff17", "0") is None  # digits outside ASCII
+
+
 def test_a_network_root_without_a_host_takes_the_peer_its_transfers_named(make_bundle):
     out = ("...-01:34050:34121 [0] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : port error\n"
            "...-01:73076:73185 [4] transport/net_ib.cc:1238 NCCL WARN NET/IB : Got completion from peer "

@@ -64,13 +64,15 @@ def _demote(event: Event, rule: str, by: Event | None) -> None:
 # Step states that say why a job whose own state is only FAILED ended.
 _STEP_STATES_THAT_EXPLAIN = {"OUT_OF_MEMORY", "NODE_FAIL"}
 _STEP_OK = {"COMPLETED", "RUNNING", "PENDING", ""}
+_SHORT_NUMBER = re.compile(r"\d{1,3}", re.ASCII)
 
 
 def _exit_signal(code: str, signal: str) -> int | None:
-    """The signal that ended a job: sacct's `0:9`, or a shell's exit code 128+N for a child it lost."""
-    if signal.isdigit() and signal != "0":
+    """The signal that ended a job: sacct's `0:9`, or a shell's exit code 128+N for a child it lost.
+    Only short numbers are read, so a malformed exit code from any source cannot overflow int()."""
+    if _SHORT_NUMBER.fullmatch(signal) and signal != "0":
         return int(signal)
-    if code.isdigit() and 128 < int(code) <= 128 + 64:
+    if _SHORT_NUMBER.fullmatch(code) and 128 < int(code) <= 128 + 64:
         return int(code) - 128
     return None
 
