@@ -125,6 +125,11 @@ MESSAGES = [
      "MPIR_Init_thread(703)........: \nMPID_Init(958)...............: \n"
      "MPIDI_OFI_mpi_init_hook(1030): OFI addrinfo() failed (ofi_init.c:1030:MPIDI_OFI_mpi_init_hook:No data "
      "available)", "host", "MPI fabric setup failed"),
+    # ... and unable to post a transfer to a peer it cannot reach
+    ("MPIDI_OFI_send_handler(533)...........: OFI tagged injectdata failed (ofi_impl.h:533:MPIDI_OFI_send_handler:"
+     "Cannot assign requested address)", "network", "OFI transfer refused"),
+    ("MPIDI_OFI_do_rdma_write(412): OFI rdma write failed (ofi_rma.h:412:MPIDI_OFI_do_rdma_write:No route to host)",
+     "network", "OFI transfer refused"),
     # XLA's CUDA async allocator, with and without digit grouping
     ("cuMemAllocAsync failed to allocate 126,257,359,472 bytes (117.59 GiB)", "gpu_oom", "GPU OOM"),
     ("RuntimeError: SYNHELPER workspace Allocation of size ::14493510400 failed!", "gpu_oom", "GPU OOM"),
@@ -950,6 +955,8 @@ def test_a_corrupted_inforom_warning_alone_is_not_a_lead(make_bundle):
     # Hydra passing on a rank's exit status: the rank's own error says why
     "[mpiexec@gpu-01] wait_proxies_to_terminate (../../../../../src/pm/i_hydra/mpiexec/intel/i_mpiexec.c:537): "
     "downstream from host gpu-02 exited with status 1",
+    # MPICH refusing a transfer the program asked for wrongly
+    "MPIDI_OFI_send_normal(370): OFI tagged send failed (ofi_send.h:370:MPIDI_OFI_send_normal:Invalid argument)",
 ])
 def test_fabric_library_noise_is_not_a_lead(make_bundle, line):
     d = analyze_bundle(make_bundle({"app/slurm-4242.out": line + "\n"}, nodes="gpu-02"))
