@@ -453,6 +453,13 @@ MESSAGES = [
     # Hygon DTK's banner for the same fault on a DCU
     ("Invalid address access: 0x4b39aa606000, Error code: 1.\n\n>>>>>>>> KERNEL VMFault !!!! <<<<<<\n",
      "application", "GPU memory access fault"),
+    # ... and the same report where the driver says the GPU's ECC or a hang recovery caused it
+    ("Memory access fault by GPU node-4 (Agent handle: 0x55d0d0e8c170) on address 0x7f2a4c200000. Reason: DRAM ECC "
+     "failure.", "gpu_memory", "AMD GPU ECC fault"),
+    ("Memory access fault by GPU node-2 (Agent handle: 0x56468ab3bb50) on address 0x7fe55fb03000. Reason: Generic "
+     "hang recovery.", "gpu", "AMD GPU hardware exception"),
+    ("Memory access fault by GPU node-2 (Agent handle: 0x56468ab3bb50) on address 0x7fe55fb03000. Reason: Page not "
+     "present or supervisor privilege.", "application", "GPU memory access fault"),
     # the node's RDMA libraries from another release than its kernel modules
     ("   mlx4: There is a mismatch between the kernel and the userspace\nlibraries: Kernel does not support XRC. "
      "Exiting.", "host", "RDMA stack mismatch"),
