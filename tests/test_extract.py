@@ -1315,6 +1315,23 @@ def test_a_job_that_hung_on_a_failed_transfer_until_its_time_limit_is_the_transf
     assert "hung until" not in d["verdict"]
 
 
+def test_a_job_that_hung_with_its_mpi_completion_queue_full_hung_on_its_own_load(make_bundle):
+    """Cray MPICH's warning that the provider's completion queue stays full: the job's outstanding
+    operations, not the fabric; with the time limit after it, the job hung on that."""
+    out = ("PE 191: MPICH WARNING: OFI is failing to make progress on posting a receive. MPICH suspects a hang due "
+           "to completion queue exhaustion. Setting environment variable FI_CXI_DEFAULT_CQ_SIZE to a higher number "
+           "might circumvent this scenario. OFI retry continuing...\n")
+    d = analyze_bundle(make_bundle({"app/out.log": out}, state="TIMEOUT", exit_code="0:0"))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("application", "MPI completion queue exhausted")
+    assert "hung until its time limit" in d["verdict"]
+    # a transfer the fabric failed beside it: either could have stopped the job, and the verdict says so
+    failed = ("MPIDI_OFI_handle_cq_error(1062): OFI poll failed (ofi_events.c:1064:MPIDI_OFI_handle_cq_error:"
+              "Input/output error - UNDELIVERABLE)\n")
+    d = analyze_bundle(make_bundle({"app/out.log": failed + out}, state="TIMEOUT", exit_code="0:0"))
+    assert d["sub_domain"] == "ambiguous"
+    assert {c["sub_domain"] for c in d["candidates"]} >= {"network", "application"}
+
+
 def test_a_job_its_user_cancelled_after_a_failed_connection_hung_on_the_connection(make_bundle):
     out = "[gpu-02:12018] [0,0,2]-[0,0,0] mca_oob_tcp_peer_complete_connect:\n    connect() failed with errno=113\n"
     d = analyze_bundle(make_bundle({"app/out.log": out}, state="CANCELLED", exit_code="0:2"))
