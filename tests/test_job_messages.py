@@ -465,6 +465,16 @@ MESSAGES = [
      "Exiting.", "host", "RDMA stack mismatch"),
     ("gpu-02:1234:1300 [3] NCCL WARN NET/Socket : Connect to 10.0.0.2<4567> failed : No route to host", "network",
      "NCCL peer unreachable"),
+    # ... and as NCCL echoes its socket layer after `Last error:`, without the tag
+    ("ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.\n"
+     "Last error:\nsocketStartConnect: Connect to 10.0.0.2<4567> failed : No route to host", "network",
+     "NCCL peer unreachable"),
+    # a peer that advertised its loopback address: the interface NCCL may use is set wrong
+    ("gpu-02:1234:1300 [0] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to 127.0.0.1<45069> failed : "
+     "Software caused connection abort", "application", "NCCL on a loopback address"),
+    ("ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.\n"
+     "Last error:\nsocketStartConnect: Connect to 127.0.0.1<45069> failed : Software caused connection abort",
+     "application", "NCCL on a loopback address"),
     # openib could not create a queue on the adapter: Open MPI's words name the adapter, not memlock
     ("The OpenFabrics (openib) BTL failed to initialize while trying to\ncreate an internal queue.  This typically "
      "indicates a failed\nOpenFabrics installation, faulty hardware, or that Open MPI is", "network",
