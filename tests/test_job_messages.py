@@ -120,6 +120,11 @@ MESSAGES = [
     ("[mpiexec@gpu-01] Error: Downstream from host gpu-02 exited abnormally", "host", "MPI launcher proxy failed"),
     ('[bstrap:0:1@gpu-02] HYD_sock_connect (../../../../../src/pm/i_hydra/libhydra/sock/hydra_sock_intel.c:209): '
      'unable to connect from "gpu-02" to "gpu-01" (No route to host)', "network", "MPI launcher connect failed"),
+    # Slurm's PMIx plugin unable to reach another node's step daemon during the address exchange
+    ("slurmstepd: error:  mpi/pmix_v3: pmixp_p2p_send: gpu-02 [0]: pmixp_utils.c:467: send failed, rc=1001, "
+     "exceeded the retry limit", "network", "PMIx peer unreachable"),
+    ("slurmstepd: error:  mpi/pmix_v4: pmixp_dconn_connect: gpu-02 [0]: pmixp_dconn.h:245: Cannot establish direct "
+     "connection to gpu-03 (1)", "network", "PMIx peer unreachable"),
     # MPICH's OFI netmod (Intel MPI, Cray MPICH) unable to set up libfabric at start
     ("Abort(1091471) on node 0 (rank 0 in comm 0): Fatal error in PMPI_Init: Other MPI error, error stack:\n"
      "MPIR_Init_thread(703)........: \nMPID_Init(958)...............: \n"
@@ -972,6 +977,9 @@ def test_a_corrupted_inforom_warning_alone_is_not_a_lead(make_bundle):
     # Hydra passing on a rank's exit status: the rank's own error says why
     "[mpiexec@gpu-01] wait_proxies_to_terminate (../../../../../src/pm/i_hydra/mpiexec/intel/i_mpiexec.c:537): "
     "downstream from host gpu-02 exited with status 1",
+    # a PMIx exchange that timed out: a rank that never reached it looks the same
+    "slurmstepd: error:  mpi/pmix_v4: pmixp_coll_ring_reset_if_to: gpu-02 [1]: pmixp_coll_ring.c:742: "
+    "0x7f3a5c03b6e0: collective timeout seq=0",
     # MPICH refusing a transfer the program asked for wrongly
     "MPIDI_OFI_send_normal(370): OFI tagged send failed (ofi_send.h:370:MPIDI_OFI_send_normal:Invalid argument)",
 ])
