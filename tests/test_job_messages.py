@@ -120,6 +120,11 @@ MESSAGES = [
     ("[mpiexec@gpu-01] Error: Downstream from host gpu-02 exited abnormally", "host", "MPI launcher proxy failed"),
     ('[bstrap:0:1@gpu-02] HYD_sock_connect (../../../../../src/pm/i_hydra/libhydra/sock/hydra_sock_intel.c:209): '
      'unable to connect from "gpu-02" to "gpu-01" (No route to host)', "network", "MPI launcher connect failed"),
+    # out of file descriptors, in the errno's own words (gRPC inside Ray's raylet, Python)
+    ("(raylet) [2026-11-20 10:33:45,833 E 4164820 4164820] (raylet) worker_pool.cc:1239: Failed to send exit "
+     "request: RpcError: RPC Error message: failed to connect to all addresses; last error: UNKNOWN: ipv4:10.0.0.2: "
+     "Too many open files; RPC Error details:  rpc_code: 14", "host", "Open files limit reached"),
+    ("OSError: [Errno 23] Too many open files in system: '/scratch/run/out.bin'", "host", "Open files limit reached"),
     # Slurm's PMIx plugin unable to reach another node's step daemon during the address exchange
     ("slurmstepd: error:  mpi/pmix_v3: pmixp_p2p_send: gpu-02 [0]: pmixp_utils.c:467: send failed, rc=1001, "
      "exceeded the retry limit", "network", "PMIx peer unreachable"),
