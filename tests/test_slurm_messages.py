@@ -45,6 +45,10 @@ MESSAGES = [
     ("app", "srun: error: Unable to create step for job 4242: Requested node configuration is not available",
      "FAILED", "1:0", "application", "Step request outside the allocation", None),
     ("app", "srun: fatal: Invalid user id: 1046", "FAILED", "1:0", "host", "User unknown on the node", None),
+    ("app", "srun: error: Task launch for StepId=4242.0 failed on node gpu-02: User not found on host",
+     "FAILED", "1:0", "host", "User unknown on the node", ["gpu-02"]),
+    ("app", 'can\'t get password entry for user "alice". Either user does not exist or error with NIS/LDAP etc.',
+     "FAILED", "1:0", "host", "User unknown on the node", None),
     ("controller", "[2026-11-20T10:59:00.123] error: Nodes gpu-02 not responding, setting DOWN\n"
                    "[2026-11-20T10:59:00.200] Killing JobId=4242 on failed node gpu-02",
      "NODE_FAIL", "0:0", "host", None, ["gpu-02"]),
