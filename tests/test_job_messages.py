@@ -456,6 +456,16 @@ MESSAGES = [
     ("RuntimeError: XPU out of memory. Tried to allocate 2.00 GiB (GPU 0; 64.00 GiB total capacity)", "gpu_oom",
      "CUDA OOM"),
     ("RuntimeError: UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", "gpu_oom", "Intel GPU OOM"),
+    # ROCm 5's HIP prints the error's name where CUDA prints its text
+    ("RuntimeError: HIP error: hipErrorNoDevice", "host", "No GPU visible"),
+    ("terminate called after throwing an instance of 'std::runtime_error'\n  what():  HIP error: "
+     "hipErrorECCNotCorrectable", "gpu_memory", "CUDA ECC uncorrectable"),
+    ("RuntimeError: HIP error: hipErrorNoBinaryForGpu", "application", "CUDA build mismatch"),
+    ("RuntimeError: CUDA error: invalid device function", "application", "CUDA build mismatch"),
+    # MPI-IO's collective buffers, and a BeeGFS target the client cannot reach
+    ("Out of memory in file ../../../../../../../opensrc/ompi/ompi/mca/io/romio321/romio/adio/ad_gpfs/"
+     "ad_gpfs_rdcoll.c, line 1178", "host_oom", "ENOMEM"),
+    ("cat: /wynton/group/lab/data.bin: Communication error on send", "storage", "ECOMM"),
     # the ROCm runtime aborting a queue over an out-of-bounds access
     (":0:rocdevice.cpp            :2875: 1706000000 us: [pid:1234 tid:0x7f] Callback: Queue 0x7f0000 aborting with "
      "error : HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION: The agent attempted to access memory beyond the largest "

@@ -467,7 +467,9 @@ def decode_os_error(fields: dict[str, str], ctx: DecodeContext) -> Classificatio
              "Transport endpoint is not connected": ("ENOTCONN", "the mount lost its server"),
              "Cannot send after transport endpoint shutdown": ("ESHUTDOWN",
                                                                "the mount lost its server"),
-             "Remote I/O error": ("EREMOTEIO", "the file system's server failed the call")}
+             "Remote I/O error": ("EREMOTEIO", "the file system's server failed the call"),
+             "Communication error on send": ("ECOMM", "the file system's client could not reach "
+                                                      "the server holding the file")}
     code, meaning = codes.get(err, ("I/O", "the file system failed"))
     return classified(
         ctx, "os_error.storage", code=code,
