@@ -38,6 +38,9 @@ MESSAGES = [
     ("app", "ORTE has lost communication with a remote daemon.\n\n  HNP daemon   : [[52106,0],0] on node gpu-01\n"
             "  Remote daemon: [[52106,0],1] on node gpu-02\n",
      "FAILED", "1:0", "host", "MPI daemon lost", ["gpu-02"]),
+    ("app", "PRTE has lost communication with a remote daemon.\n\n  HNP daemon   : [prterun-gpu-01-34@0,0] on node "
+            "gpu-01\n  Remote daemon: [prterun-gpu-01-34@0,1] on node gpu-02\n",
+     "FAILED", "1:0", "host", "MPI daemon lost", ["gpu-02"]),
     ("app", "srun: error: Unable to create step for job 4242: Memory required by task is not available",
      "FAILED", "1:0", "host", "Step creation refused (memory)", None),
     ("app", "srun: error: fwd_tree_thread: can't find address for host gpu-02, check slurm.conf",
