@@ -495,6 +495,8 @@ MESSAGES = [
     ("ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.\n"
      "Last error:\nsocketStartConnect: Connect to 127.0.0.1<45069> failed : Software caused connection abort",
      "application", "NCCL on a loopback address"),
+    ("gpu-02:1234:1300 [0] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to 169.254.170.23<45069> failed "
+     ": Connection refused", "application", "NCCL on a link-local address"),
     # openib could not create a queue on the adapter: Open MPI's words name the adapter, not memlock
     ("The OpenFabrics (openib) BTL failed to initialize while trying to\ncreate an internal queue.  This typically "
      "indicates a failed\nOpenFabrics installation, faulty hardware, or that Open MPI is", "network",
