@@ -489,6 +489,11 @@ MESSAGES = [
     ("ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.\n"
      "Last error:\nsocketStartConnect: Connect to 10.0.0.2<4567> failed : No route to host", "network",
      "NCCL peer unreachable"),
+    # NCCL's own troubleshooting cases: a registration failing without an error text (locked memory or
+    # GPUDirect RDMA), and its shared memory deleted under the job (systemd-logind's RemoveIPC)
+    ("gpu-02:1234:1300 [0] NCCL WARN Call to ibv_reg_mr failed", "host", "RDMA memory registration failed"),
+    ("gpu-02:1234:1300 [0] NCCL WARN unlink shared memory /dev/shm/nccl-d5rTd0 failed, error: No such file or "
+     "directory", "host", "Shared memory removed under the job"),
     # a peer that advertised its loopback address: the interface NCCL may use is set wrong
     ("gpu-02:1234:1300 [0] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to 127.0.0.1<45069> failed : "
      "Software caused connection abort", "application", "NCCL on a loopback address"),
