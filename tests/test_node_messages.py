@@ -27,6 +27,11 @@ MESSAGES = [
     ("storage", "OrangeFS client", ["src/kernel/linux-2.6/pvfs2-utils.c Critical error: Invalid handle despite using "
                                     "iget4/iget5."]),
     ("storage", "OrangeFS client", ["pvfs2-client-core.c: Critical error: unable to connect to the servers."]),
+    ("storage", "BeeGFS server unreachable", ["beegfs: 5E4A-6352A19E-gpu-02: Messaging (RPC): Communication error: "
+                                              "Node: beegfs-storage bs01 [ID: 22001] (comm result: -110; message "
+                                              "type: 2012)"]),
+    ("storage", "BeeGFS server unreachable", ["beegfs: Messaging (RPC): Receive timed out from beegfs-meta meta01 [ID: 1] "
+                                              "@ 10.0.0.5:8005"]),
     ("network", "HCA failure", ["mlx5_core 0000:08:01.0: wait_func:1203:(pid 435): ENABLE_HCA(0x104) timeout. Will "
                                 "cause a leak of a command resource"]),
     ("network", "HCA failure", ["mlx5_core 0000:3b:00.0: device's health compromised - reached miss count"]),
@@ -202,6 +207,8 @@ def test_a_kernel_message_names_the_fault_and_its_node(make_bundle, sub_domain, 
     "amdgpu 0000:c1:00.0: amdgpu: GPU reset(2) succeeded!",
     "mlx5_core 0000:81:00.0: mlx5_port_module_event:1106:(pid 0): Port module event: module 0, Cable plugged",
     "EXT4-fs (sda1): mounted filesystem with ordered data mode. Opts: (null)",
+    # a client retrying says nothing failed yet
+    "beegfs: Messaging (RPC node): Retrying communication with node: beegfs-storage bs01 [ID: 22001]",
     # a fabric probe still running is retried by its caller; other statuses are the driver's own
     "NVRM: nvCheckOkFailedNoLog: Check failed: Nvlink Fabric Status or Fabric Probe is not yet complete, caller "
     "needs to retry [NV_ERR_NVLINK_FABRIC_NOT_READY] (0x00000081) returned from status @ gpu_fabric_probe.c:101",
