@@ -24,6 +24,7 @@ MESSAGES = [
     ("storage", "Lustre", ["LNetError: 3210:0:(o2iblnd_cb.c:3410:kiblnd_check_conns()) Timed out RDMA with 10.1.0.5@o2ib (5): "
                            "c: 0, oc: 0, rc: 8"]),
     ("storage", "GPFS", ["mmfs: [N] File System gpfs1 unmounted by the system with return code 5 reason code 0"]),
+    ("storage", "GPFS", ["[E] Unable to contact any quorum nodes during cluster probe."]),
     ("storage", "OrangeFS client", ["src/kernel/linux-2.6/pvfs2-utils.c Critical error: Invalid handle despite using "
                                     "iget4/iget5."]),
     ("storage", "OrangeFS client", ["pvfs2-client-core.c: Critical error: unable to connect to the servers."]),
