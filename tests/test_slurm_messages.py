@@ -48,6 +48,17 @@ MESSAGES = [
     ("app", "srun: error: Unable to create step for job 4242: Requested node configuration is not available",
      "FAILED", "1:0", "application", "Step request outside the allocation", None),
     ("app", "srun: fatal: Invalid user id: 1046", "FAILED", "1:0", "host", "User unknown on the node", None),
+    # slurmd refusing the launch over its own setup, or unable to reach srun for the tasks' I/O
+    ("app", "srun: error: Task launch for StepId=4242.0 failed on node gpu-02: Slurmd could not create a batch "
+            "directory or file", "FAILED", "1:0", "host", "Task launch failed", ["gpu-02"]),
+    ("app", "srun: error: Application launch failed: Slurmd could not set UID or GID",
+     "FAILED", "1:0", "host", "Task launch failed", None),
+    ("app", "srun: error: Task launch for StepId=4242.0 failed on node gpu-02: Slurmd could not connect IO",
+     "FAILED", "1:0", "network", "srun unreachable from the node", ["gpu-02"]),
+    ("app", "srun: error: Task launch for StepId=4242.0 failed on node gpu-02: unable to change directory to work "
+            "directory", "FAILED", "1:0", "storage", "Working directory missing", ["gpu-02"]),
+    ("app", "srun: error: Application launch failed: Job prolog failed", "FAILED", "1:0", "host", "Node prolog failed",
+     None),
     ("app", "srun: error: Task launch for StepId=4242.0 failed on node gpu-02: User not found on host",
      "FAILED", "1:0", "host", "User unknown on the node", ["gpu-02"]),
     ("app", 'can\'t get password entry for user "alice". Either user does not exist or error with NIS/LDAP etc.',
