@@ -89,6 +89,8 @@ MESSAGES = [
     ("storage", "CephFS", ["libceph: tid 8812 on osd14 timeout"]),
     ("gpu", "AMD GPU reset failed", ["amdgpu 0000:c1:00.0: amdgpu: GPU reset begin!",
                                      "amdgpu 0000:c1:00.0: amdgpu: GPU reset(2) failed"]),
+    ("gpu", "AMD GPU reset failed", ["amdgpu 0000:c1:00.0: amdgpu: GPU Recovery Failed: -110"]),
+    ("gpu", "GPU init failure", ["amdgpu 0000:c1:00.0: amdgpu: Fatal error during GPU init"]),
     ("gpu_memory", "AMD GPU UMC uncorrectable", ["amdgpu 0000:c1:00.0: amdgpu: socket: 0, die: 0, 1 new uncorrectable "
                                                  "hardware errors detected in umc block"]),
     ("gpu", "AMD GPU uncorrectable", ["amdgpu 0000:c1:00.0: amdgpu: socket: 0, die: 0, 2 new uncorrectable hardware "
