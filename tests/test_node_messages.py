@@ -91,6 +91,9 @@ MESSAGES = [
                                      "amdgpu 0000:c1:00.0: amdgpu: GPU reset(2) failed"]),
     ("gpu", "AMD GPU reset failed", ["amdgpu 0000:c1:00.0: amdgpu: GPU Recovery Failed: -110"]),
     ("gpu", "GPU init failure", ["amdgpu 0000:c1:00.0: amdgpu: Fatal error during GPU init"]),
+    ("gpu", "Intel GPU hang", ["i915 0000:3a:00.0: [drm] GPU HANG: ecode 12:1:85dffffb, in python [12345]"]),
+    ("gpu", "Intel GPU reset failed", ["i915 0000:3a:00.0: [drm] GPU HANG: ecode 12:1:85dffffb, in python [12345]",
+                                       "i915 0000:3a:00.0: [drm] *ERROR* Failed to reset chip"]),
     ("gpu_memory", "AMD GPU UMC uncorrectable", ["amdgpu 0000:c1:00.0: amdgpu: socket: 0, die: 0, 1 new uncorrectable "
                                                  "hardware errors detected in umc block"]),
     ("gpu", "AMD GPU uncorrectable", ["amdgpu 0000:c1:00.0: amdgpu: socket: 0, die: 0, 2 new uncorrectable hardware "
