@@ -92,6 +92,12 @@ MESSAGES = [
     ("gpu", "AMD GPU reset failed", ["amdgpu 0000:c1:00.0: amdgpu: GPU Recovery Failed: -110"]),
     ("gpu", "GPU init failure", ["amdgpu 0000:c1:00.0: amdgpu: Fatal error during GPU init"]),
     ("gpu", "Intel GPU hang", ["i915 0000:3a:00.0: [drm] GPU HANG: ecode 12:1:85dffffb, in python [12345]"]),
+    ("host", "Hardware protection shutdown", ["acpitz: critical temperature reached, shutting down",
+                                              "reboot: HARDWARE PROTECTION shutdown (Temperature too high)"]),
+    ("host", "Hardware NMI", ["Uhhuh. NMI received for unknown reason 3d on CPU 12."]),
+    ("host", "Hardware NMI", ["NMI: PCI system error (SERR) for reason b1 on CPU 0."]),
+    ("network", "NIC firmware failure", ["bnxt_en 0000:41:00.0 eth0: Detected firmware fatal condition, initiating "
+                                         "reset"]),
     ("gpu", "Intel GPU reset failed", ["i915 0000:3a:00.0: [drm] GPU HANG: ecode 12:1:85dffffb, in python [12345]",
                                        "i915 0000:3a:00.0: [drm] *ERROR* Failed to reset chip"]),
     ("gpu_memory", "AMD GPU UMC uncorrectable", ["amdgpu 0000:c1:00.0: amdgpu: socket: 0, die: 0, 1 new uncorrectable "
@@ -213,6 +219,8 @@ def test_a_kernel_message_names_the_fault_and_its_node(make_bundle, sub_domain, 
     "amdgpu 0000:c1:00.0: amdgpu: GPU reset(2) succeeded!",
     "mlx5_core 0000:81:00.0: mlx5_port_module_event:1106:(pid 0): Port module event: module 0, Cable plugged",
     "EXT4-fs (sda1): mounted filesystem with ordered data mode. Opts: (null)",
+    # a CPU slowed for heat is throttled, not failed
+    "CPU12: Package temperature above threshold, cpu clock throttled (total events = 1)",
     # a client retrying says nothing failed yet
     "beegfs: Messaging (RPC node): Retrying communication with node: beegfs-storage bs01 [ID: 22001]",
     # a fabric probe still running is retried by its caller; other statuses are the driver's own
