@@ -98,6 +98,9 @@ MESSAGES = [
     ("host", "Hardware NMI", ["NMI: PCI system error (SERR) for reason b1 on CPU 0."]),
     ("network", "NIC firmware failure", ["bnxt_en 0000:41:00.0 eth0: Detected firmware fatal condition, initiating "
                                          "reset"]),
+    ("network", "NIC lost from the bus", ["igb 0000:05:00.0: PCIe link lost"]),
+    ("gpu", "XID 79", ["nvidia 0000:41:00.0: Unable to change power state from D3cold to D0, device inaccessible"]),
+    ("storage", "NFS timeout", ["lockd: server nfs01 not responding, still trying"]),
     ("gpu", "Intel GPU reset failed", ["i915 0000:3a:00.0: [drm] GPU HANG: ecode 12:1:85dffffb, in python [12345]",
                                        "i915 0000:3a:00.0: [drm] *ERROR* Failed to reset chip"]),
     ("gpu_memory", "AMD GPU UMC uncorrectable", ["amdgpu 0000:c1:00.0: amdgpu: socket: 0, die: 0, 1 new uncorrectable "
