@@ -125,6 +125,10 @@ MESSAGES = [
      "request: RpcError: RPC Error message: failed to connect to all addresses; last error: UNKNOWN: ipv4:10.0.0.2: "
      "Too many open files; RPC Error details:  rpc_code: 14", "host", "Open files limit reached"),
     ("OSError: [Errno 23] Too many open files in system: '/scratch/run/out.bin'", "host", "Open files limit reached"),
+    # ... or out of processes and threads (the process limit or the cgroup's pids limit)
+    ("OpenBLAS blas_thread_init: pthread_create failed for thread 12 of 64: Resource temporarily unavailable",
+     "host", "Process limit reached"),
+    ("libgomp: Thread creation failed: Resource temporarily unavailable", "host", "Process limit reached"),
     # Slurm's PMIx plugin unable to reach another node's step daemon during the address exchange
     ("slurmstepd: error:  mpi/pmix_v3: pmixp_p2p_send: gpu-02 [0]: pmixp_utils.c:467: send failed, rc=1001, "
      "exceeded the retry limit", "network", "PMIx peer unreachable"),

@@ -101,6 +101,8 @@ MESSAGES = [
     ("network", "NIC lost from the bus", ["igb 0000:05:00.0: PCIe link lost"]),
     ("host", "Kernel network table full", ["nf_conntrack: nf_conntrack: table full, dropping packet"]),
     ("host", "Kernel network table full", ["neighbour: arp_cache: neighbor table overflow!"]),
+    ("host", "Process limit reached", ["cgroup: fork rejected by pids controller in /system.slice/slurmstepd.scope/"
+                                       "job_4242/step_0"]),
     ("gpu", "XID 79", ["nvidia 0000:41:00.0: Unable to change power state from D3cold to D0, device inaccessible"]),
     ("storage", "NFS timeout", ["lockd: server nfs01 not responding, still trying"]),
     ("gpu", "Intel GPU reset failed", ["i915 0000:3a:00.0: [drm] GPU HANG: ecode 12:1:85dffffb, in python [12345]",
