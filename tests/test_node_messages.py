@@ -100,6 +100,12 @@ MESSAGES = [
                                          "reset"]),
     ("network", "NIC lost from the bus", ["igb 0000:05:00.0: PCIe link lost"]),
     ("host", "Kernel network table full", ["nf_conntrack: nf_conntrack: table full, dropping packet"]),
+    ("network", "IPoIB multicast join failed", ["ib0: multicast join failed for ff12:401b:ffff:0000:0000:0000:ffff:ffff, "
+                                                "status -22"]),
+    ("storage", "iSCSI connection error", ["connection1:0: detected conn error (1020)"]),
+    ("storage", "I/O error", ["critical medium error, dev sdb, sector 123456 op 0x0:(READ) flags 0x0 phys_seg 1 prio "
+                              "class 0"]),
+    ("storage", "I/O error", ["sd 2:0:0:0: rejecting I/O to offline device"]),
     ("host", "Kernel network table full", ["neighbour: arp_cache: neighbor table overflow!"]),
     ("host", "Process limit reached", ["cgroup: fork rejected by pids controller in /system.slice/slurmstepd.scope/"
                                        "job_4242/step_0"]),
