@@ -1663,6 +1663,10 @@ def test_slurm_lines_that_look_like_failures_do_not_outrank_the_jobs_own_error(m
     "port: 29500, useIpv6: 0, code: -98, name: EADDRINUSE, message: address already in use",
     "torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. "
     "The server socket has failed to bind to [::]:29500 (errno: 98 - Address already in use).",
+    # older PyTorch: the same as a RuntimeError
+    "RuntimeError: The server socket has failed to listen on any local network address. The server socket has "
+    "failed to bind to [::]:29500 (errno: 98 - Address already in use). The server socket has failed to bind to "
+    "0.0.0.0:29500 (errno: 98 - Address already in use).",
 ])
 def test_a_rendezvous_port_another_job_on_the_node_holds_is_the_jobs_launch(make_bundle, line):
     d = analyze_bundle(make_bundle({"app/slurm-4242.out": line + "\n"}))

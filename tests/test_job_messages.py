@@ -518,6 +518,23 @@ MESSAGES = [
     ("Assertion failed in file src/mpid/ch3/channels/nemesis/netmod/tcp/socksm.c at line 572: hdr.pkt_type == "
      "MPIDI_NEM_TCP_SOCKSM_PKT_ID_INFO || hdr.pkt_type == MPIDI_NEM_TCP_SOCKSM_PKT_TMPVC_INFO", "network",
      "MPICH foreign connection"),
+    # PyTorch's CPU allocator refused by the system (current and older words)
+    ("RuntimeError: [enforce fail at alloc_cpu.cpp:117] . DefaultCPUAllocator: can't allocate memory: you tried to "
+     "allocate 2147483648 bytes. Error code 12 (Cannot allocate memory)", "host_oom", "CPU allocation failed"),
+    ("RuntimeError: [enforce fail at CPUAllocator.cpp:64] . DefaultCPUAllocator: not enough memory: you tried to "
+     "allocate 1073741824 bytes.", "host_oom", "CPU allocation failed"),
+    # DeepSpeed's launcher reporting a worker killed by SIGKILL, or dead of SIGBUS
+    ("[2026-11-20 10:30:00,000] [ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python', '-u', 'train.py', "
+     "'--local_rank=0'] exits with return code = -9", "host_oom", "worker SIGKILL"),
+    ("[2026-11-20 10:30:00,000] [ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python', '-u', 'train.py', "
+     "'--local_rank=0'] exits with return code = -7", "host", "SIGBUS (shared memory)"),
+    # fp16 loss scaling that overflowed down to its floor (DeepSpeed), raised as Python's base Exception
+    ("Exception: Current loss scale already at minimum - cannot decrease scale anymore. Exiting run.",
+     "application", "NaN/Inf loss"),
+    # a JAX task whose connection to the coordinator got no answer
+    ("jaxlib.xla_extension.XlaRuntimeError: UNAVAILABLE: failed to connect to all addresses; last error: UNKNOWN: "
+     "ipv4:10.0.0.1:8476: Failed to connect to remote host: Timeout occurred: FD Shutdown", "network",
+     "JAX coordinator unreachable"),
 ]
 
 
@@ -1012,3 +1029,55 @@ def test_a_corrupted_inforom_warning_alone_is_not_a_lead(make_bundle):
 def test_fabric_library_noise_is_not_a_lead(make_bundle, line):
     d = analyze_bundle(make_bundle({"app/slurm-4242.out": line + "\n"}, nodes="gpu-02"))
     assert d["sub_domain"] not in ("network", "host")
+
+
+# A process saying another one stopped: PyTorch's watchdog stuck behind a blocked CUDA/NCCL call, JAX's
+# coordination service losing a task or its leader.
+@pytest.mark.parametrize(("out", "code"), [
+    ("[rank3]:[E1120 10:20:00.123456 2345 ProcessGroupNCCL.cpp:1414] [PG ID 0 PG GUID 0(default_pg) Rank 3] "
+     "ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in monitoring enqueued "
+     "collectives.", "NCCL heartbeat timeout"),
+    ("[rank3]:[F1120 10:28:00.123456 2345 ProcessGroupNCCL.cpp:1224] [PG ID 0 PG GUID 0(default_pg) Rank 3] "
+     "Terminating the process after attempting to dump debug info, due to ProcessGroupNCCL watchdog hang.",
+     "NCCL heartbeat timeout"),
+    ("E1120 10:20:00.123456 12345 coordination_service.cc:671] /job:jax_worker/replica:0/task:3 has been set to ERROR "
+     "in coordination service: DEADLINE_EXCEEDED: Task /job:jax_worker/replica:0/task:3 heartbeat timeout. This "
+     "indicates that the remote task has failed, got preempted, or crashed unexpectedly.", "JAX task lost"),
+    ("F1120 10:20:00.123456 12345 client.h:77] Terminating process because the JAX distributed service detected "
+     "fatal errors. This most likely indicates that another task died; see the other task logs for more details.",
+     "JAX task lost"),
+    ("E1120 10:20:00.123456 12345 coordination_service_agent.cc:380] Failed to send RPC to coordination service. "
+     "Either the leader task was preempted/died/restarted unexpectedly or this task is experiencing network issues.",
+     "JAX coordinator lost"),
+])
+def test_a_process_saying_another_stopped_leaves_the_cause_open(make_bundle, out, code):
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out + "\n"}, nodes="gpu-[01-02]"))
+    assert d["sub_domain"] == "unknown"  # not the exit code's "the job's own code"
+    assert code in [s["code"] for s in d["symptoms"]]
+
+
+@pytest.mark.parametrize(("msg", "code"), [
+    ("DEADLINE_EXCEEDED: Barrier timed out. Id: PjRT_Client_Connect. This usually happens because a task triggered "
+     "the barrier too early or too slowly.", "JAX barrier timeout"),
+    ("UNAVAILABLE: failed to connect to all addresses; last error: UNKNOWN: ipv4:10.0.0.1:8476: Failed to connect to "
+     "remote host: Connection refused", "JAX coordinator refused"),
+])
+def test_a_jax_task_waiting_for_the_others_is_not_the_cause(make_bundle, msg, code):
+    out = ('Traceback (most recent call last):\n  File "train.py", line 9, in <module>\n'
+           f"    jax.distributed.initialize()\njaxlib._jax.XlaRuntimeError: {msg}\n")
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}, nodes="gpu-[01-02]"))
+    assert d["root_cause"]["code"] != code
+    assert code in [s["code"] for s in d["symptoms"]]
+
+
+def test_a_log_field_holding_an_exceptions_repr_is_not_the_exception(make_bundle):
+    # dask's `Compute Failed` block names the task's exception in a field of its own
+    out = ("2026-11-20 10:30:00,000 - distributed.worker - WARNING - Compute Failed\nKey:       ('rechunk', 0)\n"
+           "Function:  shuffle_unpack\nargs:      ('5971f6e5', (0, 6, 0), 1)\nkwargs:    {}\n"
+           "Exception: \"RuntimeError('P2P shuffling 5971f6e5 failed during unpack phase')\"\n")
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}, nodes="gpu-02"))
+    assert "python_exception" not in [s["kind"] for s in d["symptoms"]]
+    # while Python's own base class, raised by the job, is its exception
+    raised = analyze_bundle(make_bundle({"app/slurm-4242.out": "Exception: no input files under /data/run7\n"},
+                                        nodes="gpu-02"))
+    assert raised["root_cause"]["kind"] == "python_exception"

@@ -20,6 +20,8 @@ MESSAGES = [
                               "module 0, Cable error, Bus stuck (I2C or data shorted)"]),
     ("network", "Bond member down", ["bond0: (slave eth1): link status definitely down, disabling slave"]),
     ("network", "Bond member down", ["bonding: bond0: link status definitely down for interface eth0, disabling it"]),
+    ("network", "Bond down", ["bond0: (slave ens1f0): link status definitely down, disabling slave",
+                              "bond0: now running without any active interface!"]),
     ("storage", "SMB timeout", ["CIFS: VFS: \\\\fs01 has not responded in 180 seconds. Reconnecting..."]),
     ("storage", "Lustre", ["LNetError: 3210:0:(o2iblnd_cb.c:3410:kiblnd_check_conns()) Timed out RDMA with 10.1.0.5@o2ib (5): "
                            "c: 0, oc: 0, rc: 8"]),

@@ -134,6 +134,19 @@ MESSAGES = [
     ("controller", "[2026-11-20T10:00:01.123] Aborting JobId=4242 due to change in socket/core configuration of "
                    "allocated nodes",
      "FAILED", "0:0", "host", "Node layout changed", None),
+    # slurmstepd's own failures to set a step up (slurmstepd's strings, 22.05), in the job's output and in
+    # slurmd's log: the job's output file, its TMPDIR, the interconnect or MPI plugin
+    ("node", "[2026-11-20T10:00:01.123] [4242.batch] error: Could not open stdout file /home/u/logs/out-4242.txt: "
+             "No such file or directory",
+     "FAILED", "0:0", "application", "Output file not opened", ["gpu-02"]),
+    ("app", "slurmstepd: error: Unable to create TMPDIR [/local/scratch/4242]: No space left on device",
+     "FAILED", "1:0", "host", "TMPDIR not created", None),
+    ("node", "[2026-11-20T10:00:01.123] [4242.0] error: Unable to configure MPI plugin: Connection refused",
+     "FAILED", "1:0", "host", "Step setup failed", ["gpu-02"]),
+    ("app", "slurmstepd: error: Unable to attach to interconnect: Operation not permitted",
+     "FAILED", "1:0", "host", "Step setup failed", None),
+    ("node", "[2026-11-20T10:40:01.123] [4242.0] task 3 (12345) Out Of Memory (OOM)",
+     "OUT_OF_MEMORY", "0:125", "host_oom", "cgroup OOM", ["gpu-02"]),
 ]
 
 _PATHS = {"app": "app/slurm-4242.out", "controller": "controller/slurmctld.log", "node": "nodes/gpu-02/slurmd.log"}
@@ -186,6 +199,8 @@ def test_another_jobs_failed_prolog_or_lost_batch_is_not_this_jobs(make_bundle, 
      "being killed", "host_oom"),
     ("[2026-11-20T10:00:21.123] error: Waiting for JobId=999 REQUEST_LAUNCH_PROLOG notification failed, giving up "
      "after 20 sec", "host"),
+    ("[2026-11-20T10:00:01.123] [999.0] error: Unable to configure MPI plugin: Connection refused", "host"),
+    ("[2026-11-20T10:40:01.123] [999.0] task 3 (12345) Out Of Memory (OOM)", "host_oom"),
 ])
 def test_another_jobs_step_in_slurmds_log_is_not_this_jobs(make_bundle, line, not_sub_domain):
     from slurm_attr.analyze import analyze_bundle
@@ -263,3 +278,12 @@ def test_a_slurmd_that_could_not_start_is_its_nodes_fault(make_bundle):
     d = analyze_bundle(make_bundle({"nodes/gpu-02/slurmd.log": log}))
     assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == (
         "host", "slurmd could not start", ["gpu-02"])
+
+
+def test_another_jobs_output_file_slurmd_could_not_open_is_not_this_jobs(make_bundle):
+    from slurm_attr.analyze import analyze_bundle
+    line = ("[2026-11-20T10:00:01.123] [999.batch] error: Could not open stdout file /home/u/out-999.txt: No such file "
+            "or directory\n")
+    d = analyze_bundle(make_bundle({"nodes/gpu-02/slurmd.log": line}))
+    assert (d["root_cause"] or {}).get("code") != "Output file not opened"
+    assert d["evidence_status"] == "hypothesis"  # only the exit code is left
