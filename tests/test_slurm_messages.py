@@ -147,6 +147,20 @@ MESSAGES = [
      "FAILED", "1:0", "host", "Step setup failed", None),
     ("node", "[2026-11-20T10:40:01.123] [4242.0] task 3 (12345) Out Of Memory (OOM)",
      "OUT_OF_MEMORY", "0:125", "host_oom", "cgroup OOM", ["gpu-02"]),
+    ("app", "slurmstepd: error: task/cgroup: _oom_event_monitor: StepId=4242.0 hit memory limit at least once during "
+            "execution. This may or may not result in some failure.",
+     "FAILED", "1:0", "host_oom", "memory limit exceeded", None),
+    ("app", "slurmstepd: error: job_container/tmpfs: _create_ns: Initial base mount failed, Permission denied",
+     "FAILED", "1:0", "host", "Job container setup failed", None),
+    # the cgroup plugins unable to place the job (the kernel's ENOSPC for a hierarchy out of cgroup ids)
+    ("app", "slurmstepd: error: common_cgroup_instantiate: unable to create cgroup "
+            "'/sys/fs/cgroup/memory/slurm/uid_1001/job_4242' : No space left on device",
+     "FAILED", "1:0", "host", "cgroup setup failed", None),
+    ("app", "slurmstepd: error: unable to create step 4242.0 cgroup",
+     "FAILED", "1:0", "host", "cgroup setup failed", None),
+    # the controller refusing what the job asked for
+    ("app", "srun: error: Unable to allocate resources: Invalid account or account/partition combination specified",
+     "FAILED", "1:0", "application", "Allocation refused", None),
 ]
 
 _PATHS = {"app": "app/slurm-4242.out", "controller": "controller/slurmctld.log", "node": "nodes/gpu-02/slurmd.log"}
@@ -287,3 +301,11 @@ def test_another_jobs_output_file_slurmd_could_not_open_is_not_this_jobs(make_bu
     d = analyze_bundle(make_bundle({"nodes/gpu-02/slurmd.log": line}))
     assert (d["root_cause"] or {}).get("code") != "Output file not opened"
     assert d["evidence_status"] == "hypothesis"  # only the exit code is left
+
+
+def test_a_controller_that_did_not_answer_is_not_a_refused_request(make_bundle):
+    from slurm_attr.analyze import analyze_bundle
+    line = "srun: error: Unable to allocate resources: Unable to contact slurm controller (connect failure)\n"
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": line}))
+    assert (d["sub_domain"], d["root_cause"]["code"]) != ("application", "Allocation refused")
+    assert d["sub_domain"] == "host"
