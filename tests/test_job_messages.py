@@ -1031,15 +1031,22 @@ def test_fabric_library_noise_is_not_a_lead(make_bundle, line):
     assert d["sub_domain"] not in ("network", "host")
 
 
-# A process saying another one stopped: PyTorch's watchdog stuck behind a blocked CUDA/NCCL call, JAX's
-# coordination service losing a task or its leader.
+# PyTorch's watchdog stuck behind a blocked CUDA/NCCL call: a peer or the GPU stopped, so the exit code
+# says nothing about why (as a watchdog timeout).
+@pytest.mark.parametrize("out", [
+    "[rank3]:[E1120 10:20:00.123456 2345 ProcessGroupNCCL.cpp:1414] [PG ID 0 PG GUID 0(default_pg) Rank 3] "
+    "ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in monitoring enqueued collectives.",
+    "[rank3]:[F1120 10:28:00.123456 2345 ProcessGroupNCCL.cpp:1224] [PG ID 0 PG GUID 0(default_pg) Rank 3] "
+    "Terminating the process after attempting to dump debug info, due to ProcessGroupNCCL watchdog hang.",
+])
+def test_a_stuck_nccl_watchdog_leaves_the_cause_open(make_bundle, out):
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out + "\n"}, nodes="gpu-[01-02]"))
+    assert d["sub_domain"] == "unknown"  # not the exit code's "the job's own code"
+    assert "NCCL heartbeat timeout" in [s["code"] for s in d["symptoms"]]
+
+
+# JAX's coordination service losing a task or its leader: kept as that symptom, below any cause.
 @pytest.mark.parametrize(("out", "code"), [
-    ("[rank3]:[E1120 10:20:00.123456 2345 ProcessGroupNCCL.cpp:1414] [PG ID 0 PG GUID 0(default_pg) Rank 3] "
-     "ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in monitoring enqueued "
-     "collectives.", "NCCL heartbeat timeout"),
-    ("[rank3]:[F1120 10:28:00.123456 2345 ProcessGroupNCCL.cpp:1224] [PG ID 0 PG GUID 0(default_pg) Rank 3] "
-     "Terminating the process after attempting to dump debug info, due to ProcessGroupNCCL watchdog hang.",
-     "NCCL heartbeat timeout"),
     ("E1120 10:20:00.123456 12345 coordination_service.cc:671] /job:jax_worker/replica:0/task:3 has been set to ERROR "
      "in coordination service: DEADLINE_EXCEEDED: Task /job:jax_worker/replica:0/task:3 heartbeat timeout. This "
      "indicates that the remote task has failed, got preempted, or crashed unexpectedly.", "JAX task lost"),
@@ -1050,9 +1057,10 @@ def test_fabric_library_noise_is_not_a_lead(make_bundle, line):
      "Either the leader task was preempted/died/restarted unexpectedly or this task is experiencing network issues.",
      "JAX coordinator lost"),
 ])
-def test_a_process_saying_another_stopped_leaves_the_cause_open(make_bundle, out, code):
-    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out + "\n"}, nodes="gpu-[01-02]"))
-    assert d["sub_domain"] == "unknown"  # not the exit code's "the job's own code"
+def test_jax_losing_a_task_is_a_symptom_of_what_ended_it(make_bundle, out, code):
+    oom = "slurmstepd: error: Detected 1 oom_kill event in StepId=4242.0. Some of the step tasks have been OOM Killed.\n"
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out + "\n" + oom}, nodes="gpu-[01-02]"))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("host_oom", "cgroup OOM")
     assert code in [s["code"] for s in d["symptoms"]]
 
 
