@@ -531,6 +531,12 @@ MESSAGES = [
     # fp16 loss scaling that overflowed down to its floor (DeepSpeed), raised as Python's base Exception
     ("Exception: Current loss scale already at minimum - cannot decrease scale anymore. Exiting run.",
      "application", "NaN/Inf loss"),
+    # Ray losing a node: its control plane's words and the task's exception
+    ("The node with node id: 5f2c9a and address: 10.0.0.7 and node name: 10.0.0.7 has been marked dead because the "
+     "detector has missed too many heartbeats from it.", "host", "Node lost"),
+    ("ray.exceptions.NodeDiedError: Task failed due to the node dying.", "host", "Node lost"),
+    # absl's failure-signal handler (Ray, TensorFlow, JAX)
+    ("*** SIGSEGV received at time=1763634600 on cpu 3 ***", "application", "Segmentation fault"),
     # a JAX task whose connection to the coordinator got no answer
     ("jaxlib.xla_extension.XlaRuntimeError: UNAVAILABLE: failed to connect to all addresses; last error: UNKNOWN: "
      "ipv4:10.0.0.1:8476: Failed to connect to remote host: Timeout occurred: FD Shutdown", "network",
@@ -1089,3 +1095,19 @@ def test_a_log_field_holding_an_exceptions_repr_is_not_the_exception(make_bundle
     raised = analyze_bundle(make_bundle({"app/slurm-4242.out": "Exception: no input files under /data/run7\n"},
                                         nodes="gpu-02"))
     assert raised["root_cause"]["kind"] == "python_exception"
+
+
+@pytest.mark.parametrize("exc", [
+    "ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.",
+    "ray.exceptions.WorkerCrashedError: The worker died unexpectedly while executing this task. Check "
+    "python-core-worker-*.log files for more information.",
+])
+def test_a_ray_worker_that_died_unexpectedly_is_a_symptom_of_what_killed_it(make_bundle, exc):
+    out = ("(raylet) node_manager.cc:3040: 1 Workers (tasks / actors) killed due to memory pressure (OOM), 0 Workers "
+           "crashed due to other reasons at node (ID: 2a3b, IP: 10.0.0.5) over the last time period.\n"
+           f'Traceback (most recent call last):\n  File "run.py", line 3, in <module>\n{exc}\n')
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}, nodes="gpu-02"))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("host_oom", "Ray OOM kill")
+    assert "Ray worker died" in [s["code"] for s in d["symptoms"]]
+    alone = analyze_bundle(make_bundle({"app/slurm-4242.out": out.split("\n", 1)[1]}, nodes="gpu-02"))
+    assert alone["root_cause"]["code"] != "Ray worker died"
