@@ -158,6 +158,10 @@ MESSAGES = [
      "FAILED", "1:0", "host", "cgroup setup failed", None),
     ("app", "slurmstepd: error: unable to create step 4242.0 cgroup",
      "FAILED", "1:0", "host", "cgroup setup failed", None),
+    # a host that has no Slurm configuration and could not fetch one (configless mode's DNS lookup)
+    ("app", "srun: error: fetch_config: DNS SRV lookup failed\nsrun: error: _establish_config_source: failed to fetch "
+            "config\nsrun: fatal: Could not establish a configuration source",
+     "FAILED", "1:0", "host", "Slurm configuration missing", None),
     # the controller refusing what the job asked for
     ("app", "srun: error: Unable to allocate resources: Invalid account or account/partition combination specified",
      "FAILED", "1:0", "application", "Allocation refused", None),
