@@ -121,6 +121,12 @@ MESSAGES = [
                                       "errors detected in gfx block"]),
     ("application", "AMD GPU page fault", ["amdgpu 0000:c1:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:24 vmid:3 "
                                            "pasid:32777, for process python pid 1234 thread python pid 1234)"]),
+    ("application", "AMD GPU page fault", ["amdgpu 0000:c1:00.0: amdgpu: [gfxhub0] no-retry page fault (src_id:0 "
+                                           "ring:24 vmid:3 pasid:32777, for process python pid 1234 thread python pid "
+                                           "1234)"]),
+    # in VM 0, the driver's own: no process of the job faulted (older kernels' `VMC page fault`)
+    ("gpu", "AMD GPU page fault (no process)", ["amdgpu 0000:03:00.0: [mmhub] VMC page fault (src_id:0 ring:157 vmid:0 "
+                                                "pasid:0)"]),
     ("host", "Host hardware error", ["mce: [Hardware Error]: CPU 12: Machine Check Exception: 5 Bank 4: be00000000800400"]),
     ("network", "No InfiniBand adapter", ["Fatal error:  device '*': sys files not found "
                                           "(/sys/class/infiniband/*/ports)"]),
