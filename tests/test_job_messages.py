@@ -34,6 +34,17 @@ MESSAGES = [
     ("RuntimeError: CUDA error: the launch timed out and was terminated", "host", "Display watchdog"),
     # nvidia-smi in the job seeing none of the node's GPUs
     ("No devices were found", "host", "No GPU visible"),
+    # the tmpfs every user shares refusing a name (not mode 1777, or another user's leftover)
+    ("mktemp: failed to create directory via template `/dev/shm/nxf.XXXXXXXXXX': Permission denied", "host",
+     "/dev/shm not writable"),
+    ("[1763634600.123456] [gpu-02:1234:0]     mm_posix.c:195  UCX  ERROR open(file_name=/dev/shm/ucx_shm_posix_1234 "
+     "flags=0x2c2) failed: Permission denied", "host", "/dev/shm not writable"),
+    # PyTorch's own check of the driver before CUDA starts
+    ("RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a "
+     "driver from http://www.nvidia.com/Download/index.aspx", "host", "No GPU visible"),
+    ("RuntimeError: The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver "
+     "by downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx", "application",
+     "CUDA build mismatch"),
     # a multi-node NVLink domain NCCL cannot use: its warning and its INFO hint
     ("gpu-02:1234:1300 [0] init.cc:1706 NCCL WARN MNNVL (cliqueSize 72) is available but not working on this "
      "system. Check the IMEX configuration (nvidia-imex-ctl -N). Set NCCL_MNNVL_ENABLE=0 to ignore this issue.",

@@ -162,6 +162,9 @@ MESSAGES = [
     ("app", "srun: error: fetch_config: DNS SRV lookup failed\nsrun: error: _establish_config_source: failed to fetch "
             "config\nsrun: fatal: Could not establish a configuration source",
      "FAILED", "1:0", "host", "Slurm configuration missing", None),
+    # a request the controller did not answer in time (MessageTimeout): busy or down
+    ("app", "sbatch: error: Batch job submission failed: Socket timed out on send/recv operation",
+     "FAILED", "1:0", "host", "Slurm controller unreachable", None),
     # the controller refusing what the job asked for
     ("app", "srun: error: Unable to allocate resources: Invalid account or account/partition combination specified",
      "FAILED", "1:0", "application", "Allocation refused", None),
