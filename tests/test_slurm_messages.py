@@ -168,6 +168,8 @@ MESSAGES = [
     # the controller refusing what the job asked for
     ("app", "srun: error: Unable to allocate resources: Invalid account or account/partition combination specified",
      "FAILED", "1:0", "application", "Allocation refused", None),
+    ("app", "salloc: error: Job submit/allocate failed: Requested node configuration is not available",
+     "FAILED", "1:0", "application", "Allocation refused", None),
 ]
 
 _PATHS = {"app": "app/slurm-4242.out", "controller": "controller/slurmctld.log", "node": "nodes/gpu-02/slurmd.log"}
