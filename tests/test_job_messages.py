@@ -34,6 +34,9 @@ MESSAGES = [
     ("RuntimeError: CUDA error: the launch timed out and was terminated", "host", "Display watchdog"),
     # nvidia-smi in the job seeing none of the node's GPUs
     ("No devices were found", "host", "No GPU visible"),
+    # older NCCL retrying a connect that timed out
+    ("gpu-02:1234:1300 [0] NCCL WARN Call to connect returned Connection timed out, retrying", "network",
+     "NCCL socket timeout"),
     # the tmpfs every user shares refusing a name (not mode 1777, or another user's leftover)
     ("mktemp: failed to create directory via template `/dev/shm/nxf.XXXXXXXXXX': Permission denied", "host",
      "/dev/shm not writable"),

@@ -155,9 +155,9 @@ MESSAGES = [
     # the cgroup plugins unable to place the job (the kernel's ENOSPC for a hierarchy out of cgroup ids)
     ("app", "slurmstepd: error: common_cgroup_instantiate: unable to create cgroup "
             "'/sys/fs/cgroup/memory/slurm/uid_1001/job_4242' : No space left on device",
-     "FAILED", "1:0", "host", "cgroup setup failed", None),
+     "FAILED", "1:0", "host", "Job cgroup setup failed", None),
     ("app", "slurmstepd: error: unable to create step 4242.0 cgroup",
-     "FAILED", "1:0", "host", "cgroup setup failed", None),
+     "FAILED", "1:0", "host", "Job cgroup setup failed", None),
     # a host that has no Slurm configuration and could not fetch one (configless mode's DNS lookup)
     ("app", "srun: error: fetch_config: DNS SRV lookup failed\nsrun: error: _establish_config_source: failed to fetch "
             "config\nsrun: fatal: Could not establish a configuration source",
@@ -224,6 +224,7 @@ def test_another_jobs_failed_prolog_or_lost_batch_is_not_this_jobs(make_bundle, 
      "after 20 sec", "host"),
     ("[2026-11-20T10:00:01.123] [999.0] error: Unable to configure MPI plugin: Connection refused", "host"),
     ("[2026-11-20T10:40:01.123] [999.0] task 3 (12345) Out Of Memory (OOM)", "host_oom"),
+    ("[2026-11-20T10:00:01.123] [999.0] error: unable to create job 999 cgroup", "host"),
 ])
 def test_another_jobs_step_in_slurmds_log_is_not_this_jobs(make_bundle, line, not_sub_domain):
     from slurm_attr.analyze import analyze_bundle
