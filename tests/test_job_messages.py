@@ -37,6 +37,10 @@ MESSAGES = [
     # older NCCL retrying a connect that timed out
     ("gpu-02:1234:1300 [0] NCCL WARN Call to connect returned Connection timed out, retrying", "network",
      "NCCL socket timeout"),
+    # a login session's runtime directory that batch jobs on the node never get
+    ("mkdir: cannot create directory \u2018/run/user/140196\u2019: Permission denied", "host",
+     "User runtime directory missing"),
+    ("Error: mkdir /run/user/1000: permission denied", "host", "User runtime directory missing"),
     # the tmpfs every user shares refusing a name (not mode 1777, or another user's leftover)
     ("mktemp: failed to create directory via template `/dev/shm/nxf.XXXXXXXXXX': Permission denied", "host",
      "/dev/shm not writable"),
