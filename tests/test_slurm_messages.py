@@ -104,6 +104,12 @@ MESSAGES = [
      "FAILED", "0:0", "host", "slurmd launch failed", ["gpu-02"]),
     ("node", "[2026-11-20T10:00:01.123] error: Could not launch job 4242 and not able to requeue it, cancelling job",
      "CANCELLED", "0:0", "host", "slurmd launch failed", ["gpu-02"]),
+    ("node", "[2026-11-20T10:00:01.123] error: Could not confirm batch launch for job 4242, aborting request",
+     "FAILED", "0:0", "host", "slurmd launch failed", ["gpu-02"]),
+    # slurmd finding the node unlike its slurm.conf line, where the job's tasks could not be laid out
+    ("node", "[2026-11-20T10:00:00.123] error: Node configuration differs from hardware: CPUs=64:128(hw) Boards=1:1(hw) "
+             "SocketsPerBoard=2:2(hw) CoresPerSocket=32:32(hw) ThreadsPerCore=1:2(hw)",
+     "FAILED", "1:0", "host", "Node layout differs from slurm.conf", ["gpu-02"]),
     # the reason before that last word is the cause
     ("node", "[2026-11-20T10:00:01.100] error: [job 4242] prolog failed status=1:0\n"
              "[2026-11-20T10:00:01.123] error: Could not launch job 4242 and not able to requeue it, cancelling job",
@@ -225,6 +231,7 @@ def test_another_jobs_failed_prolog_or_lost_batch_is_not_this_jobs(make_bundle, 
     ("[2026-11-20T10:00:01.123] [999.0] error: Unable to configure MPI plugin: Connection refused", "host"),
     ("[2026-11-20T10:40:01.123] [999.0] task 3 (12345) Out Of Memory (OOM)", "host_oom"),
     ("[2026-11-20T10:00:01.123] [999.0] error: unable to create job 999 cgroup", "host"),
+    ("[2026-11-20T10:00:01.123] error: Could not confirm batch launch for job 999, aborting request", "host"),
 ])
 def test_another_jobs_step_in_slurmds_log_is_not_this_jobs(make_bundle, line, not_sub_domain):
     from slurm_attr.analyze import analyze_bundle
