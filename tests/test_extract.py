@@ -1077,6 +1077,10 @@ def test_a_peer_on_dockers_default_bridge_is_unreachable_from_other_hosts(make_b
     "slurmstepd: error: pyxis:     [ERROR] /etc/enroot/hooks.d/98-nvidia.sh exited with return code 1\n",
     "slurmstepd: error: pyxis:     nvidia-container-cli: ldcache error: process /usr/sbin/ldconfig.real failed "
     "with error code: 1\n",
+    # enroot's configuration where the site keeps it, and the hook unable to mount a driver file
+    "slurmstepd: error: pyxis:     nvidia-container-cli: mount error: file creation failed: /raid/enroot-data/user-9011/"
+    "pyxis_59.0/run/nvidia-persistenced/socket: no such device or address\n"
+    "slurmstepd: error: pyxis:     [ERROR] /raid/enroot//hooks.d/98-nvidia.sh exited with return code 1\n",
 ])
 def test_a_failing_enroot_hook_of_the_node_is_the_node(make_bundle, lines):
     out = lines + ("slurmstepd: error: pyxis: couldn't start container\n"
