@@ -532,6 +532,7 @@ def _check_policy(policy: dict[str, Any], path: Path) -> None:
     _check_hung_on(policy, path)
     _check_lost_node_after(policy, path)
     _check_absent_from_timeouts(policy, path)
+    _check_timeouts_must_agree(policy, path)
     _check_across_hosts(policy, path)
     _check_hung_after_done(policy, path)
     _check_leads(policy, path)
@@ -627,6 +628,19 @@ def _check_absent_from_timeouts(policy: dict[str, Any], path: Path) -> None:
     _require(ok, _locate(path, "absent_from_timeouts:"),
              "absent_from_timeouts needs kinds (a list of names), max_nodes, max_seq and "
              "min_reporting (whole numbers from 1), a known sub_domain and note")
+
+
+def _check_timeouts_must_agree(policy: dict[str, Any], path: Path) -> None:
+    spec = policy.get("timeouts_must_agree")
+    if spec is None:
+        return
+    ok = (isinstance(spec, dict) and {"kinds", "ops", "min_reporting", "sub_domain", "note"} <= set(spec)
+          and _names(spec["kinds"]) and _names(spec["ops"]) and _count(spec["min_reporting"])
+          and spec["sub_domain"] in SUB_DOMAINS and isinstance(spec["note"], str)
+          and isinstance(spec.get("action", ""), str))
+    _require(ok, _locate(path, "timeouts_must_agree:"),
+             "timeouts_must_agree needs kinds and ops (lists of names), min_reporting (a whole number "
+             "from 1), a known sub_domain, note and optionally action (text)")
 
 
 def _check_across_hosts(policy: dict[str, Any], path: Path) -> None:

@@ -46,6 +46,9 @@ MESSAGES = [
      "/dev/shm not writable"),
     ("[1763634600.123456] [gpu-02:1234:0]     mm_posix.c:195  UCX  ERROR open(file_name=/dev/shm/ucx_shm_posix_1234 "
      "flags=0x2c2) failed: Permission denied", "host", "/dev/shm not writable"),
+    # Ubuntu's linux-tools wrapper finding no build for the kernel the node booted
+    ("WARNING: cpupower not found for kernel 4.15.0-42", "host", "Kernel tools missing"),
+    ("WARNING: perf not found for kernel 5.15.0-91", "host", "Kernel tools missing"),
     # PyTorch's own check of the driver before CUDA starts
     ("RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a "
      "driver from http://www.nvidia.com/Download/index.aspx", "host", "No GPU visible"),
@@ -566,6 +569,16 @@ MESSAGES = [
 def test_the_jobs_output_names_the_cause(make_bundle, out, sub_domain, code):
     d = analyze_bundle(make_bundle({"app/slurm-4242.out": out + "\n"}, nodes="gpu-02"))
     assert (d["sub_domain"], d["root_cause"]["code"]) == (sub_domain, code)
+
+
+def test_kernel_tools_missing_in_a_prolog_names_the_node_but_yields_to_a_logged_cause(make_bundle):
+    trace = "+ cpupower frequency-set -g performance\nWARNING: cpupower not found for kernel 4.15.0-42\n"
+    d = analyze_bundle(make_bundle({"nodes/gpu-02/prolog.log": trace}))
+    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("host", ["gpu-02"])
+    assert "linux-tools-$(uname -r)" in d["root_cause"]["action"]
+    err = "Traceback (most recent call last):\n  File \"train.py\", line 3\nValueError: bad lr\n"
+    d = analyze_bundle(make_bundle({"nodes/gpu-02/prolog.log": trace, "app/slurm-4242.out": err}))
+    assert d["sub_domain"] == "application"
 
 
 @pytest.mark.parametrize("call", ["ncclAllReduce", "ncclSend", "ncclCommSplit"])

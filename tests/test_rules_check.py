@@ -407,6 +407,13 @@ def test_an_absence_rule_with_a_bad_count_is_named(rules_copy):
     assert "absent_from_timeouts needs kinds" in _only_line(_check(rules_copy))
 
 
+def test_a_timeouts_must_agree_rule_without_its_ops_is_named(rules_copy):
+    text = (rules_copy / "policy.yaml").read_text()
+    ops = next(line for line in text.splitlines() if line.startswith("  ops: [ALLREDUCE"))
+    _edit(rules_copy / "policy.yaml", ops + "\n", "")
+    assert "timeouts_must_agree needs kinds and ops" in _only_line(_check(rules_copy))
+
+
 def test_an_across_hosts_rule_without_its_action_is_named(rules_copy):
     _edit(rules_copy / "policy.yaml", "    action: Rerun with NCCL_DEBUG=INFO", "    next: Rerun with NCCL_DEBUG=INFO")
     assert "across_hosts: entry 1 needs codes" in _only_line(_check(rules_copy))

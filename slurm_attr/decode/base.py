@@ -220,6 +220,17 @@ def prefix_host(line: str) -> str | None:
     return None
 
 
+# PyTorch 2.3+ names the process group in front of its messages (`[PG 0 Rank 3]`, 2.5+ `[PG ID 0 PG
+# GUID 0(default_pg) Rank 3]`); ranks number their collectives per group.
+_PROCESS_GROUP = re.compile(r"\[PG (?:ID )?(?P<pg>\d{1,6})\b[^\[\]\n]{0,120}\]")
+
+
+def process_group(line: str) -> str | None:
+    """The process group a PyTorch message names (`[PG 1 Rank 0] ...` gives 1); None without one."""
+    m = _PROCESS_GROUP.search(line) if "[PG " in line else None
+    return m["pg"] if m else None
+
+
 _PCI = re.compile(r"^(?:(?P<dom>[0-9a-fA-F]{4,8}):)?(?P<bus>[0-9a-fA-F]{2}):(?P<dev>[0-9a-fA-F]{2})"
                   r"(?:\.(?P<fn>[0-7]))?$")
 

@@ -112,6 +112,7 @@ class Engine:
         self.trace.add("correlate", "collectives_must_match",
                        f"{len(mismatched)} ranks made a collective call the others did not", mismatched)
         absent = self.ranks_absent_from_timeouts(events)  # before one rank's burst hides the others
+        apart = self.ranks_in_different_collectives(events)
         events = self.fold_bursts(events)
         events, promoted = self.disagreements(events)
         for i, event in enumerate(events):
@@ -133,6 +134,7 @@ class Engine:
         self.lost_node_after(live, events)
         self.hung_after_done(live, obs)
         self.absent_from_timeouts(absent)
+        self.timeouts_disagree(apart)
         self.across_hosts(live)
         self.companion_events(live)
         self.aftermath(live)
@@ -429,6 +431,44 @@ class Engine:
         named = f"Rank {listed}" if len(missing) == 1 else f"Ranks {listed}"
         first.summary = f"{first.summary} {render(spec['note'], {'missing': named})}"
         self.trace.add("correlate", "absent_from_timeouts", f"{named} printed no timeout", [first])
+
+    def ranks_in_different_collectives(self, events: list[Event]) -> tuple[Event, dict[int, int]] | None:
+        """The first watchdog timeout and each rank's collective (sequence number), where the ranks
+        of one process group timed out in different ones (policy `timeouts_must_agree`)."""
+        spec = self.policy.get("timeouts_must_agree")
+        if not spec:
+            return None
+        timeouts = [e for e in events if e.in_window and e.kind in spec["kinds"]
+                    and e.fields.get("rank", "").isdigit() and e.fields.get("seq", "").isdigit()]
+        if any(e.fields.get("op", "").upper() not in spec["ops"] for e in timeouts):
+            return None  # point-to-point calls differ per rank by design
+        named = all(e.fields.get("process_group") for e in timeouts)  # otherwise taken as one group
+        by_group: dict[str, dict[int, set[int]]] = {}
+        for e in timeouts:
+            group = e.fields["process_group"] if named else ""
+            by_group.setdefault(group, {}).setdefault(int(e.fields["rank"]), set()).add(int(e.fields["seq"]))
+        for _, ranks in sorted(by_group.items()):
+            if any(len(seqs) > 1 for seqs in ranks.values()):
+                return None  # a rank waiting in two collectives: several groups it does not name
+            seq_of = {rank: next(iter(seqs)) for rank, seqs in ranks.items()}
+            if len(seq_of) >= int(spec["min_reporting"]) and len(set(seq_of.values())) > 1:
+                return min(timeouts, key=Event.sort_key), seq_of
+        return None
+
+    def timeouts_disagree(self, apart: tuple[Event, dict[int, int]] | None) -> None:
+        """Ranks that timed out in different collectives had made different calls before them:
+        the first timeout then points at the job's own control flow (as a symptom)."""
+        if apart is None:
+            return
+        spec = self.policy["timeouts_must_agree"]
+        first, seq_of = apart
+        ranks_at: dict[int, list[int]] = {}
+        for rank, seq in sorted(seq_of.items()):
+            ranks_at.setdefault(seq, []).append(rank)
+        said = "; ".join(f"#{seq} on {_ranks(ranks)}" for seq, ranks in sorted(ranks_at.items()))
+        first.sub_domain, first.action = spec["sub_domain"], spec.get("action") or first.action
+        first.summary = f"{first.summary} {render(spec['note'], {'collectives': said})}"
+        self.trace.add("correlate", "timeouts_must_agree", f"ranks timed out in collectives {said}", [first])
 
     def across_hosts(self, live: list[Event]) -> None:
         """Symptoms that point somewhere only in a job on several hosts (policy `across_hosts`)
@@ -787,3 +827,12 @@ def _one_per_domain(events: list[Event]) -> list[Event]:
             seen.add(event.sub_domain)
             out.append(event)
     return out
+
+
+def _ranks(ranks: list[int]) -> str:
+    """`rank 3`, `ranks 1, 2 and 5`, or the first 8 and how many more."""
+    if len(ranks) == 1:
+        return f"rank {ranks[0]}"
+    if len(ranks) > 8:
+        return f"ranks {', '.join(map(str, ranks[:8]))} and {len(ranks) - 8} more"
+    return f"ranks {', '.join(map(str, ranks[:-1]))} and {ranks[-1]}"

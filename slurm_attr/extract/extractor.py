@@ -31,6 +31,7 @@ from slurm_attr.decode.base import (
     RANK_PREFIX,
     normalize_pci,
     prefix_host,
+    process_group,
     render,
     srun_label,
     strip_rank,
@@ -299,6 +300,9 @@ class Extractor:
         host = prefix_host(text) if scan.origin == "app" else None
         if host:
             fields.setdefault("prefix_host", host)
+        group = process_group(text) if scan.origin == "app" else None
+        if group:
+            fields.setdefault("process_group", group)
         if pattern.off_node:
             node, fields["off_node"] = None, "yes"  # no later step may place it on a node either
         elif scan.origin == "node":
