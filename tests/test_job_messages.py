@@ -46,6 +46,21 @@ MESSAGES = [
      "/dev/shm not writable"),
     ("[1763634600.123456] [gpu-02:1234:0]     mm_posix.c:195  UCX  ERROR open(file_name=/dev/shm/ucx_shm_posix_1234 "
      "flags=0x2c2) failed: Permission denied", "host", "/dev/shm not writable"),
+    # NCCL quoting a CUDA call's rejected value, with the number newer NCCL prints before the text
+    ("[1] enqueue.cc:1500 NCCL WARN Cuda failure 1 'invalid argument'", "application", "CUDA invalid argument"),
+    ("RuntimeError: CUDA error: invalid argument", "application", "CUDA invalid argument"),
+    ("hipErrorInvalidValue: invalid argument", "application", "CUDA invalid argument"),
+    # Ray's raylet finding the disk of its session directory full, and the error it warned of
+    ("(raylet) [2026-11-20 10:22:29,122 E 47346 47378] file_system_monitor.cc:116: /tmp/ray/session_2026-11-20_10-00-59"
+     "_061012_46959 is over 95% full, available space: 1.09616 GB; capacity: 1984.68 GB. Object creation will fail "
+     "if spilling is required.", "storage", "Ray local disk full"),
+    ("ray.exceptions.OutOfDiskError: Local disk is full. The object cannot be created because the local object store "
+     "is full and the local disk's utilization is over capacity (95% by default).", "storage", "Ray local disk full"),
+    # a program's own reading of its worker's death (Flye)
+    ("\troot: ERROR: Looks like the system ran out of memory", "host_oom", "Program says out of memory"),
+    # MPICH's Hydra losing PBS's task manager under it (TM_ENOTCONNECTED)
+    ("[mpiexec@h020] HYDT_bscd_pbs_wait_for_completion (tools/bootstrap/external/pbs_wait.c:67): tm_poll(obit_event) "
+     "failed with TM error 17002", "host", "MPI launcher lost the batch system"),
     # Ubuntu's linux-tools wrapper finding no build for the kernel the node booted
     ("WARNING: cpupower not found for kernel 4.15.0-42", "host", "Kernel tools missing"),
     ("WARNING: perf not found for kernel 5.15.0-91", "host", "Kernel tools missing"),
@@ -990,6 +1005,10 @@ NAMED_NODE_MESSAGES = [
     ("mpirun noticed that process rank 5 with PID 31337 on node gpu-02 exited on signal 7 (Bus error).\n",
      "gpu-[01-02]", "host", "SIGBUS (shared memory)", "gpu-02"),
     ("ssh: connect to host gpu-02 port 22: No route to host\n", "gpu-[01-02]", "host", "Node unreachable", "gpu-02"),
+    # NCI's PBS hook killing a job over one node's share of its memory (the node by its full name)
+    ("Job 457501 has exceeded memory allocation on node gpu-02.gadi.nci.org.au\n"
+     "Memory Requested:   3.38TB                Memory Used: 2.76TB\n", "gpu-[01-02]", "host_oom", "memory limit",
+     "gpu-02"),
     ("gpu-02:2712:2712 [0] include/socket.h:344 NCCL WARN Socket creation failed : Address family not supported "
      "by protocol\n", "gpu-[01-02]", "host", "NCCL socket family unsupported", "gpu-02"),
     # torchrun's failure table names the host of the worker that died
