@@ -535,6 +535,7 @@ def _check_policy(policy: dict[str, Any], path: Path) -> None:
     _check_timeouts_must_agree(policy, path)
     _check_across_hosts(policy, path)
     _check_hung_after_done(policy, path)
+    _check_stalled_before_first_result(policy, path)
     _check_leads(policy, path)
 
 
@@ -665,6 +666,21 @@ def _check_hung_after_done(policy: dict[str, Any], path: Path) -> None:
     _require(ok, _locate(path, "hung_after_done:"),
              "hung_after_done needs states and kinds (lists of names), max_lines_after (0 or more), "
              "min_gap_s (seconds from 1), priority (0-100), a known sub_domain, code and summary")
+
+
+def _check_stalled_before_first_result(policy: dict[str, Any], path: Path) -> None:
+    spec = policy.get("stalled_before_first_result")
+    if spec is None:
+        return
+    keys = {"states", "kinds", "max_lines_after", "max_nodes", "priority", "sub_domain", "code", "summary"}
+    ok = (isinstance(spec, dict) and keys <= set(spec) and _names(spec["states"]) and _names(spec["kinds"])
+          and _count(spec["max_lines_after"], least=0) and _count(spec["max_nodes"])
+          and _percent(spec["priority"]) and spec["sub_domain"] in SUB_DOMAINS
+          and isinstance(spec["summary"], str) and isinstance(spec["code"], str)
+          and (spec.get("uncounted_kinds") is None or _names(spec["uncounted_kinds"])))
+    _require(ok, _locate(path, "stalled_before_first_result:"),
+             "stalled_before_first_result needs states and kinds (lists of names), max_lines_after (0 or "
+             "more), max_nodes (from 1), priority (0-100), a known sub_domain, code and summary")
 
 
 def _count(value: Any, least: int = 1) -> bool:

@@ -1635,6 +1635,39 @@ def test_a_job_that_said_it_was_done_and_then_ran_into_its_time_limit_hung_at_ex
     assert analyze_bundle(two)["sub_domain"] == "time_limit"
 
 
+_NCCL_TESTS = ("# Using devices\n#  Rank  0 Group  0 Pid  21284 on     gpu-01 device  0 [0x2f] NVIDIA A100\n"
+               "#  Rank  1 Group  0 Pid  21284 on     gpu-01 device  1 [0x03] NVIDIA A100\n#\n"
+               "#                                                              out-of-place                       "
+               "in-place          \n"
+               "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw"
+               "   busbw #wrong\n"
+               "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)"
+               "  (GB/s)       \n")
+_ROW = ("           8             2     float     sum      -1    24.51    0.00    0.00      0    23.96    0.00    "
+        "0.00      0\n")
+
+
+def test_a_collective_test_stopped_before_its_first_result_on_one_node_stalled_between_its_gpus(make_bundle):
+    timeout = {"state": "TIMEOUT", "exit_code": "0:0", "nodes": "gpu-01"}
+    d = analyze_bundle(make_bundle({"app/job.out": _NCCL_TESTS}, **timeout))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("host", "GPU peer-to-peer stalled")
+    assert d["evidence_status"] == "supported"  # read from what stopped, not confirmed by the limit
+    assert "ACSCtl" in d["root_cause"]["action"] and d["root_cause"]["nodes"] == ["gpu-01"]
+    cancelled = analyze_bundle(make_bundle({"app/job.out": _NCCL_TESTS}, **{**timeout, "state": "CANCELLED"}))
+    assert cancelled["sub_domain"] == "host"
+    # Slurm's own kill line after the headings is no result
+    kill = "slurmstepd: error: *** JOB 4242 ON gpu-01 CANCELLED AT 2026-11-20T11:00:00 DUE TO TIME LIMIT ***\n"
+    assert analyze_bundle(make_bundle({"app/job.out": _NCCL_TESTS + kill}, **timeout))["sub_domain"] == "host"
+    # a first result printed: the collectives ran, and the limit stands
+    assert analyze_bundle(make_bundle({"app/job.out": _NCCL_TESTS + _ROW}, **timeout))["sub_domain"] == "time_limit"
+    # across nodes the first collective also crossed the network
+    multi = make_bundle({"app/job.out": _NCCL_TESTS}, **{**timeout, "nodes": "gpu-[01-02]"})
+    assert analyze_bundle(multi)["sub_domain"] == "time_limit"
+    # a test that failed by itself ended for its own reason
+    failed = make_bundle({"app/job.out": _NCCL_TESTS}, **{**timeout, "state": "FAILED", "exit_code": "1:0"})
+    assert analyze_bundle(failed)["sub_domain"] != "host"
+
+
 def test_a_rendezvous_store_that_only_its_own_process_joined_points_at_the_launch(make_bundle):
     out = ("torch.distributed.DistStoreError: Timed out after 3601 seconds waiting for clients. "
            "1/16 clients joined.\n")

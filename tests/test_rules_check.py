@@ -429,6 +429,11 @@ def test_a_hang_after_done_rule_without_its_gap_is_named(rules_copy):
     assert "hung_after_done needs states and kinds" in _only_line(_check(rules_copy))
 
 
+def test_a_stall_rule_without_its_node_bound_is_named(rules_copy):
+    _edit(rules_copy / "policy.yaml", "  max_nodes: 1\n  priority: 58\n", "  priority: 58\n")
+    assert "stalled_before_first_result needs states and kinds" in _only_line(_check(rules_copy))
+
+
 def test_an_unknown_pattern_flag_is_named_with_the_known_ones(rules_copy):
     _edit(rules_copy / "patterns.yaml", "    lines_after: true\n", "    lines_afterwards: true\n")
     assert "unknown key 'lines_afterwards'" in _only_line(_check(rules_copy))

@@ -99,6 +99,8 @@ class Engine:
         self.early_faults: list[Event] = []
         self.hung: list[Event] = []  # failures the job hung on until its limit (policy hung_on)
         self.lost_to: list[Event] = []  # symptoms made the cause of a lost node (lost_node_after)
+        # causes read from output that stopped (stalled_before_first_result)
+        self.read_from_silence: list[Event] = []
 
     # ------------------------------------------------------------------ entry point
     def run(self, obs: Observations) -> tuple[list[Event], Verdict]:
@@ -133,6 +135,7 @@ class Engine:
         self.hung_on_failures(live)
         self.lost_node_after(live, events)
         self.hung_after_done(live, obs)
+        self.stalled_before_first_result(live, obs)
         self.absent_from_timeouts(absent)
         self.timeouts_disagree(apart)
         self.across_hosts(live)
@@ -378,15 +381,9 @@ class Engine:
         spec = self.policy.get("hung_after_done")
         if not spec or self.workload.state not in spec["states"]:
             return
-        written = {f for c in obs.coverage if c.collector == "job_output" for f in c.written}
-        if len(written) != 1:
-            return  # with several output files, another (stderr, say) may hold later output
-        done = [e for e in live if e.kind in spec["kinds"] and e.time is not None
-                and int(e.fields.get("lines_after", "-1")) in range(int(spec["max_lines_after"]) + 1)]
-        if not done:
+        last = _last_words(spec, [e for e in live if e.time is not None], obs)
+        if last is None or last.time is None:
             return
-        last = max(done, key=Event.sort_key)
-        assert last.time is not None
         gap = (self.workload.end - last.time).total_seconds()
         if gap < float(spec["min_gap_s"]):
             return
@@ -397,6 +394,26 @@ class Engine:
         self.trace.add("correlate", "hung_after_done",
                        f"the job said it was done {round(gap / 60)} minutes before it ended "
                        f"{self.workload.state}", [last])
+
+    def stalled_before_first_result(self, live: list[Event], obs: Observations) -> None:
+        """A collective test whose output ends at its results table's title, on one node, and that
+        was then stopped at its limit or cancelled: its first collective between the node's GPUs
+        stalled (policy `stalled_before_first_result`)."""
+        spec = self.policy.get("stalled_before_first_result")
+        if (not spec or self.workload.state not in spec["states"]
+                or len(self.workload.nodes) > int(spec["max_nodes"])):
+            return
+        title = _last_words(spec, live, obs)
+        if title is None:
+            return
+        _make_cause(title, spec, {})
+        self.read_from_silence.append(title)
+        for event in live:  # the limit it ran into, or the cancel, is the stall's consequence
+            if event.sub_domain in ("time_limit", "cancelled") and event.demoted_by is None:
+                _demote(event, "stalled_before_first_result", title)
+        self.trace.add("correlate", "stalled_before_first_result",
+                       f"the collective test printed no result before it ended {self.workload.state}",
+                       [title])
 
     def ranks_absent_from_timeouts(self, events: list[Event]) -> tuple[Event, list[int]] | None:
         """The first watchdog timeout in the job's first collectives and the ranks below the highest
@@ -632,8 +649,10 @@ class Engine:
                        f"(priority {root.priority}); {len(contenders) - 1} weaker causes demoted",
                        [root])
         explained = [e for e in live if e.explained_by == root.index]
-        # a symptom read as why a node was lost is a lead: the loss it explains does not confirm it
-        confirmed = (explained and root not in self.lost_to) or root.kind == "scheduler_state"
+        # a symptom read as why a node was lost, or a stall read from output that stopped, is a lead:
+        # the loss or the limit it explains does not confirm it
+        confirmed = ((explained and root not in self.lost_to and root not in self.read_from_silence)
+                     or root.kind == "scheduler_state")
         status = "established" if confirmed else "supported"
         return Verdict(root, [], status, root.sub_domain or "unknown", self.trace)
 
@@ -733,6 +752,25 @@ def _make_cause(event: Event, spec: dict[str, Any], values: dict[str, str]) -> N
     event.base_role, event.sub_domain, event.priority = "cause", spec["sub_domain"], int(spec["priority"])
     event.outcome, event.code, event.action = spec.get("outcome"), spec["code"], spec.get("action")
     event.summary = render(spec["summary"], {**event.fields, **values})
+
+
+def _last_words(spec: dict[str, Any], live: list[Event], obs: Observations) -> Event | None:
+    """The last event of the spec's kinds that its output file ends with (at most `max_lines_after`
+    lines after it), where the job wrote one output file: with several, another (stderr, say) may
+    hold later output."""
+    written = {f for c in obs.coverage if c.collector == "job_output" for f in c.written}
+    if len(written) != 1:
+        return None
+    uncounted = spec.get("uncounted_kinds") or ()  # lines after it that do not count (Slurm's kill)
+
+    def after(event: Event) -> int:
+        skipped = sum(1 for e in live if e.kind in uncounted and e.source.file == event.source.file
+                      and e.source.line > event.source.line)
+        return int(event.fields.get("lines_after", "-1")) - skipped
+
+    most = int(spec["max_lines_after"])
+    last = [e for e in live if e.kind in spec["kinds"] and 0 <= after(e) <= most]
+    return max(last, key=Event.sort_key) if last else None
 
 
 def _process(event: Event) -> str:
