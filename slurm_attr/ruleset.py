@@ -655,32 +655,28 @@ def _check_across_hosts(policy: dict[str, Any], path: Path) -> None:
 
 
 def _check_hung_after_done(policy: dict[str, Any], path: Path) -> None:
-    spec = policy.get("hung_after_done")
-    if spec is None:
-        return
-    keys = {"states", "kinds", "max_lines_after", "min_gap_s", "priority", "sub_domain", "code", "summary"}
-    ok = (isinstance(spec, dict) and keys <= set(spec) and _names(spec["states"]) and _names(spec["kinds"])
-          and _count(spec["max_lines_after"], least=0) and _count(spec["min_gap_s"])
-          and _percent(spec["priority"]) and spec["sub_domain"] in SUB_DOMAINS
-          and isinstance(spec["summary"], str) and isinstance(spec["code"], str))
-    _require(ok, _locate(path, "hung_after_done:"),
-             "hung_after_done needs states and kinds (lists of names), max_lines_after (0 or more), "
-             "min_gap_s (seconds from 1), priority (0-100), a known sub_domain, code and summary")
+    _check_last_words(policy, path, "hung_after_done", "min_gap_s", "seconds from 1")
 
 
 def _check_stalled_before_first_result(policy: dict[str, Any], path: Path) -> None:
-    spec = policy.get("stalled_before_first_result")
+    _check_last_words(policy, path, "stalled_before_first_result", "max_nodes", "from 1")
+
+
+def _check_last_words(policy: dict[str, Any], path: Path, name: str, bound: str, bound_is: str) -> None:
+    """A policy entry read from the line a job's output ends with: its states and kinds, how many
+    lines may follow it, its own bound (a whole number), and the cause it makes."""
+    spec = policy.get(name)
     if spec is None:
         return
-    keys = {"states", "kinds", "max_lines_after", "max_nodes", "priority", "sub_domain", "code", "summary"}
+    keys = {"states", "kinds", "max_lines_after", bound, "priority", "sub_domain", "code", "summary"}
     ok = (isinstance(spec, dict) and keys <= set(spec) and _names(spec["states"]) and _names(spec["kinds"])
-          and _count(spec["max_lines_after"], least=0) and _count(spec["max_nodes"])
+          and _count(spec["max_lines_after"], least=0) and _count(spec[bound])
           and _percent(spec["priority"]) and spec["sub_domain"] in SUB_DOMAINS
           and isinstance(spec["summary"], str) and isinstance(spec["code"], str)
           and (spec.get("uncounted_kinds") is None or _names(spec["uncounted_kinds"])))
-    _require(ok, _locate(path, "stalled_before_first_result:"),
-             "stalled_before_first_result needs states and kinds (lists of names), max_lines_after (0 or "
-             "more), max_nodes (from 1), priority (0-100), a known sub_domain, code and summary")
+    _require(ok, _locate(path, f"{name}:"),
+             f"{name} needs states and kinds (lists of names), max_lines_after (0 or more), {bound} "
+             f"({bound_is}), priority (0-100), a known sub_domain, code and summary")
 
 
 def _count(value: Any, least: int = 1) -> bool:
