@@ -1431,9 +1431,10 @@ def test_dasks_nanny_restarting_a_worker_over_its_memory_budget_is_host_memory(m
     assert analyze_bundle(make_bundle({"app/out.log": paused}))["sub_domain"] != "host_oom"
 
 
-def _watchdog(rank: int) -> str:
-    return (f"[rank{rank}]:[E1120 10:21:12.512786305 ProcessGroupNCCL.cpp:616] [Rank {rank}] Watchdog caught "
-            "collective operation timeout: WorkNCCL(SeqNum=1, OpType=BROADCAST, NumelIn=1, NumelOut=1, "
+def _watchdog(rank: int, seq: int = 1, op: str = "BROADCAST", pg: str = "") -> str:
+    """A watchdog timeout as PyTorch 2.5 prints it; `pg` is the process group's tag (2.3+)."""
+    return (f"[rank{rank}]:[E1120 10:21:12.512786305 ProcessGroupNCCL.cpp:616] {pg}[Rank {rank}] Watchdog caught "
+            f"collective operation timeout: WorkNCCL(SeqNum={seq}, OpType={op}, NumelIn=1, NumelOut=1, "
             "Timeout(ms)=1800000) ran for 1800000 milliseconds before timing out.\n")
 
 
@@ -1459,40 +1460,34 @@ def test_a_rank_that_printed_no_timeout_on_one_node_had_not_entered_the_collecti
     assert late["sub_domain"] == "unknown"
 
 
-def _timeout(rank: int, seq: int, op: str = "ALLREDUCE", pg: str = "") -> str:
-    return (f"[rank{rank}]:[E1120 10:21:12.512786305 ProcessGroupNCCL.cpp:616] {pg}[Rank {rank}] Watchdog "
-            f"caught collective operation timeout: WorkNCCL(SeqNum={seq}, OpType={op}, NumelIn=2560, "
-            "NumelOut=2560, Timeout(ms)=600000) ran for 600049 milliseconds before timing out.\n")
-
-
 def test_ranks_timed_out_in_different_collectives_made_different_calls(make_bundle):
-    out = _timeout(0, 959) + "".join(_timeout(r, 963) for r in (1, 2, 3))
+    out = _watchdog(0, 959) + "".join(_watchdog(r, 963) for r in (1, 2, 3))
     d = analyze_bundle(make_bundle({"app/out.log": out}))
     assert (d["sub_domain"], d["evidence_status"]) == ("application", "hypothesis")
     assert "different collectives (#959 on rank 0; #963 on ranks 1, 2 and 3)" in d["verdict"]
     assert "TORCH_DISTRIBUTED_DEBUG=DETAIL" in d["root_cause"]["action"]
     # 2.5+ names each line's group: one group, the same reading
-    named = "".join(_timeout(r, s, pg=f"[PG ID 0 PG GUID 0(default_pg) Rank {r}] ") for r, s in
+    named = "".join(_watchdog(r, s, pg=f"[PG ID 0 PG GUID 0(default_pg) Rank {r}] ") for r, s in
                     ((0, 959), (1, 963), (2, 963)))
     assert analyze_bundle(make_bundle({"app/out.log": named}))["sub_domain"] == "application"
 
 
 @pytest.mark.parametrize("out", [
     # all ranks in the same collective: they waited on something no line names
-    "".join(_timeout(r, 963) for r in (0, 1, 2)),
+    "".join(_watchdog(r, 963) for r in (0, 1, 2)),
     # collectives of different groups are numbered apart
-    _timeout(0, 959, pg="[PG 0 Rank 0] ") + _timeout(1, 963, pg="[PG 1 Rank 1] "),
+    _watchdog(0, 959, pg="[PG 0 Rank 0] ") + _watchdog(1, 963, pg="[PG 1 Rank 1] "),
     # a rank waiting in two collectives at once: groups the lines do not name
-    _timeout(0, 959) + _timeout(0, 12) + _timeout(1, 963),
+    _watchdog(0, 959) + _watchdog(0, 12) + _watchdog(1, 963),
     # point-to-point calls are numbered per pair of ranks
-    _timeout(0, 959, op="SEND") + _timeout(1, 963, op="RECV"),
+    _watchdog(0, 959, "SEND") + _watchdog(1, 963, "RECV"),
 ])
 def test_timeouts_that_need_not_match_say_nothing_of_the_code(make_bundle, out):
     assert analyze_bundle(make_bundle({"app/out.log": out}))["sub_domain"] == "unknown"
 
 
 def test_a_gpu_fault_outranks_timeouts_in_different_collectives(make_bundle):
-    out = _timeout(0, 959) + _timeout(1, 963)
+    out = _watchdog(0, 959) + _watchdog(1, 963)
     xid = ("Nov 20 10:10:00 gpu-02 kernel: NVRM: Xid (PCI:0000:18:00): 79, pid=1234, GPU has fallen off the "
            "bus.\n")
     d = analyze_bundle(make_bundle({"app/out.log": out, "nodes/gpu-02/syslog": xid}))
