@@ -290,6 +290,19 @@ MESSAGES = [
      "by 385.25M.", "gpu_oom", "GPU OOM"),
     ("2026-11-20 10:48:58 10.128.0.33 [3]   (1) Resource exhausted: Attempting to allocate 180.59M. That was not "
      "possible. There are 142.58M free.; (0x3x0_HBM1)", "gpu_oom", "GPU OOM"),
+    # the driver API's error name with no text after it, alone or inside another exception's message
+    ("cuMemAlloc failed: CUDA_ERROR_ECC_UNCORRECTABLE", "gpu_memory", "CUDA ECC uncorrectable"),
+    ("numba.cuda.cudadrv.driver.CudaAPIError: [214] Call to cuMemcpyDtoH results in CUDA_ERROR_ECC_UNCORRECTABLE",
+     "gpu_memory", "CUDA ECC uncorrectable"),
+    ("numba.cuda.cudadrv.driver.CudaAPIError: [700] Call to cuMemcpyDtoH results in CUDA_ERROR_ILLEGAL_ADDRESS",
+     "application", "CUDA error (CUDA_ERROR_ILLEGAL_ADDRESS)"),
+    # the runtime's text behind c10's warning and the common gpuErrchk macro
+    ("[W CUDAGuardImpl.h:46] Warning: CUDA warning: uncorrectable ECC error encountered (function "
+     "uncheckedGetDevice)", "gpu_memory", "CUDA ECC uncorrectable"),
+    ("GPUassert: uncorrectable ECC error encountered /home/u/src/kernel.cu 88", "gpu_memory", "CUDA ECC uncorrectable"),
+    # a training loop's own NaN guard that exits instead of raising
+    ("Loss is nan, stopping training", "application", "NaN/Inf loss"),
+    ("Encountered NaN loss at step 1234. Stopping.", "application", "NaN/Inf loss"),
     # older PyTorch gives no reason for the shared-memory file it could not write
     ("RuntimeError: unable to write to file </torch_1394_2747491098>", "host", "/dev/shm full"),
     ("nvidia-container-cli: initialization error: nvml error: driver/library version mismatch: unknown.", "host",
@@ -627,6 +640,14 @@ def test_an_nccl_error_no_table_knows_is_kept_as_a_symptom(make_bundle):
     d = analyze_bundle(make_bundle({"app/out.log": line}))
     assert d["sub_domain"] == "unknown"
     assert [s["code"] for s in d["symptoms"] if s["kind"] == "nccl_error"] == ["NCCL error"]
+
+
+def test_an_exception_quoting_a_cuda_error_no_table_knows_keeps_its_own_message(make_bundle):
+    line = ("Traceback (most recent call last):\n  File \"run.py\", line 3, in <module>\n"
+            "numba.cuda.cudadrv.driver.CudaAPIError: [999] Call to cuLaunchKernel results in CUDA_ERROR_NEW_KIND\n")
+    d = analyze_bundle(make_bundle({"app/out.log": line}))
+    assert d["sub_domain"] == "application"
+    assert "Call to cuLaunchKernel results in CUDA_ERROR_NEW_KIND" in d["root_cause"]["explanation"]
 
 
 def test_a_submission_the_controller_could_not_save_is_its_disk_not_the_jobs_node(make_bundle):

@@ -93,7 +93,11 @@ def decode_cuda(fields: dict[str, str], ctx: DecodeContext) -> Classification | 
             summary = render("The CUDA driver returned error {number}[[ to rank {rank}]].", fields)
             return classified(ctx, "cuda.unclassified", code=f"CUDA driver error {number}", summary=summary)
         fields["msg"] = text
-    msg = fields.get("msg", "").strip()
+    # A line may name the error without its text (`cuMemAlloc failed: CUDA_ERROR_ECC_UNCORRECTABLE`).
+    if not fields.get("msg", "").strip():
+        names = ("driver_code", "runtime_code", "hip_code")
+        fields["msg"] = next((fields[k] for k in names if fields.get(k)), "")
+    msg = fields["msg"].strip()
     cls = _cuda_class(ctx, fields, msg, "CUDA error")
     if cls is None and not fields.get("generic_rule"):  # an exception line falls back to its exception
         summary = render("CUDA reported '{msg}'[[ to rank {rank}]].", {**fields, "msg": msg[:200]})

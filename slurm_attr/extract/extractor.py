@@ -336,6 +336,10 @@ class Extractor:
             # The specific rule decoded nothing (say a CUDA error missing from the table): the
             # line is still an exception report, so it falls back to the generic rule.
             pattern = self.by_id[fields.pop("generic_rule")]
+            # The exception's own fields (its message) were overwritten by the specific match's.
+            m = search_near_keywords(pattern, body) or search_near_keywords(pattern, text)
+            if m is not None:
+                fields.update({k: v[:2 * _MATCH_WINDOW] for k, v in m.groupdict().items() if v is not None})
             cls = self._classify(pattern, fields, before)
         if cls is None:
             return
