@@ -288,9 +288,10 @@ def test_warning_signal_requeue_is_the_time_limit_unless_the_wrapper_says_otherw
            "DUE TO JOB REQUEUE ***\n")
     d = analyze_bundle(make_bundle({"app/log.err": usr}, state="REQUEUED", exit_code="0:0"))
     assert d["sub_domain"] == "time_limit"
-    lightning = "Handling auto-requeue signal: 10\nrequeing job 4242...\n"
-    d = analyze_bundle(make_bundle({"app/log.err": lightning}, state="REQUEUED", exit_code="0:0"))
-    assert d["sub_domain"] == "time_limit"
+    for lightning in ("Handling auto-requeue signal: 10\nrequeing job 4242...\n",
+                      "[2026-11-20 10:58:00,001][lightning][INFO] - handling SIGUSR1\nrequeing job 4242...\n"):
+        d = analyze_bundle(make_bundle({"app/log.err": lightning}, state="REQUEUED", exit_code="0:0"))
+        assert d["sub_domain"] == "time_limit", lightning
     early = usr.replace("this job is preempted.\n", "this job is preempted.\nsubmitit INFO - Job has "
                         "not timed out. Ran 61 minutes out of requested 120 minutes.\n")
     d = analyze_bundle(make_bundle({"app/log.err": early}, state="REQUEUED", exit_code="0:0"))

@@ -295,11 +295,26 @@ MESSAGES = [
     ("numba.cuda.cudadrv.driver.CudaAPIError: [214] Call to cuMemcpyDtoH results in CUDA_ERROR_ECC_UNCORRECTABLE",
      "gpu_memory", "CUDA ECC uncorrectable"),
     ("numba.cuda.cudadrv.driver.CudaAPIError: [700] Call to cuMemcpyDtoH results in CUDA_ERROR_ILLEGAL_ADDRESS",
-     "application", "CUDA error (CUDA_ERROR_ILLEGAL_ADDRESS)"),
+     "application", "CUDA error ([700] Call to cuMemcpyDtoH results in CUDA_ERROR_ILLEGAL_ADD)"),
     # the runtime's text behind c10's warning and the common gpuErrchk macro
     ("[W CUDAGuardImpl.h:46] Warning: CUDA warning: uncorrectable ECC error encountered (function "
      "uncheckedGetDevice)", "gpu_memory", "CUDA ECC uncorrectable"),
     ("GPUassert: uncorrectable ECC error encountered /home/u/src/kernel.cu 88", "gpu_memory", "CUDA ECC uncorrectable"),
+    # the cluster's own services failing the job before it ran: munge, slurmdbd, the name service,
+    # Cray PMI's port on the node, the PBS server's disk, a batch launch the node refused
+    ("salloc: error: Munge decode failed: Unauthorized credential for client UID=148069 GID=30\n"
+     "Job submit/allocate failed: Protocol authentication error", "host", "Credential refused (munge)"),
+    ("sacctmgr: error: slurm_persist_conn_open: No response to persist_init\n"
+     "salloc: error: lua: You are not a member of account 'gpu'.", "host", "slurmdbd unreachable"),
+    ('Error for job 580: can\'t get password entry for user "alice". Either the user does not exist or NIS error!',
+     "host", "User lookup failed"),
+    ("Fri Mar 14 11:56:06 2025: [PE_0]:inet_listen_socket_setup:bind() failed [fd=3, port=1371 err='Address "
+     "already in use']\nMPIR_pmi_init(110)...: PMI_Init returned 1", "host", "PMI port in use"),
+    ("qsub: PBS server internal error MSG=cannot write job command file", "storage",
+     "PBS server could not save the job"),
+    ("state=PENDING reason=JobLaunchFailure nodes=[]", "host", "Batch launch failed"),
+    ("[r500n001:59444:0:59444] ib_mlx5_log.c:143  Local QP operation on mlx5_2:1/IB (synd 0x2 vend 0x68 "
+     "hw_synd 0/31)", "network", "IB completion error"),
     # a training loop's own NaN guard that exits instead of raising
     ("Loss is nan, stopping training", "application", "NaN/Inf loss"),
     ("Encountered NaN loss at step 1234. Stopping.", "application", "NaN/Inf loss"),

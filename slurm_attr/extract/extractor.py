@@ -336,10 +336,6 @@ class Extractor:
             # The specific rule decoded nothing (say a CUDA error missing from the table): the
             # line is still an exception report, so it falls back to the generic rule.
             pattern = self.by_id[fields.pop("generic_rule")]
-            # The exception's own fields (its message) were overwritten by the specific match's.
-            m = search_near_keywords(pattern, body) or search_near_keywords(pattern, text)
-            if m is not None:
-                fields.update({k: v[:2 * _MATCH_WINDOW] for k, v in m.groupdict().items() if v is not None})
             cls = self._classify(pattern, fields, before)
         if cls is None:
             return
@@ -450,7 +446,9 @@ class Extractor:
         if generic is None:
             return specific
         pattern, fields, matched = specific
-        return pattern, {**generic[1], **fields, "generic_rule": generic[0].id}, matched
+        # A group the specific match left empty does not blank the generic's (an exception's message).
+        kept = {k: v for k, v in fields.items() if v or not generic[1].get(k)}
+        return pattern, {**generic[1], **kept, "generic_rule": generic[0].id}, matched
 
     def _classify(self, pattern: Pattern, fields: dict[str, str], before: list[str]
                   ) -> Classification | None:
