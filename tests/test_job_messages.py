@@ -307,7 +307,7 @@ MESSAGES = [
     ("sacctmgr: error: slurm_persist_conn_open: No response to persist_init\n"
      "salloc: error: lua: You are not a member of account 'gpu'.", "host", "slurmdbd unreachable"),
     ('Error for job 580: can\'t get password entry for user "alice". Either the user does not exist or NIS error!',
-     "host", "User lookup failed"),
+     "host", "User unknown on the node"),
     ("Fri Mar 14 11:56:06 2025: [PE_0]:inet_listen_socket_setup:bind() failed [fd=3, port=1371 err='Address "
      "already in use']\nMPIR_pmi_init(110)...: PMI_Init returned 1", "host", "PMI port in use"),
     ("qsub: PBS server internal error MSG=cannot write job command file", "storage",

@@ -66,6 +66,18 @@ MESSAGES = [
     ("controller", "[2026-11-20T10:59:00.123] error: Nodes gpu-02 not responding, setting DOWN\n"
                    "[2026-11-20T10:59:00.200] Killing JobId=4242 on failed node gpu-02",
      "NODE_FAIL", "0:0", "host", None, ["gpu-02"]),
+    # a powered-down or cloud node that never came up for the job
+    ("controller", "[2026-11-20T10:05:00.123] node gpu-02 not resumed by ResumeTimeout(600) - marking down and "
+                   "power_save", "NODE_FAIL", "0:0", "host", "Node did not resume", ["gpu-02"]),
+    # Grid Engine's qstat -j reason for a job its node could not start
+    ("controller", 'Error for job 4242: can\'t get password entry for user "alice". Either the user does not exist '
+                   "or NIS error!", "FAILED", "1:0", "host", "User unknown on the node", None),
+    # a powered-down or cloud node that never came up for the job
+    ("controller", "[2026-11-20T10:05:00.123] node gpu-02 not resumed by ResumeTimeout(600) - marking down and "
+                   "power_save", "NODE_FAIL", "0:0", "host", "Node did not resume", ["gpu-02"]),
+    # Grid Engine's qstat -j reason for a job its node could not start
+    ("controller", 'Error for job 4242: can\'t get password entry for user "alice". Either the user does not exist '
+                   "or NIS error!", "FAILED", "1:0", "host", "User unknown on the node", None),
     ("controller", "[2026-11-20T10:59:00.123] validate_node_specs: Node gpu-02 unexpectedly rebooted "
                    "boot_time=1795600000 last response=1795599000",
      "NODE_FAIL", "0:0", "host", None, ["gpu-02"]),
