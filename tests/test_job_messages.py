@@ -315,6 +315,17 @@ MESSAGES = [
     ("state=PENDING reason=JobLaunchFailure nodes=[]", "host", "Batch launch failed"),
     ("[r500n001:59444:0:59444] ib_mlx5_log.c:143  Local QP operation on mlx5_2:1/IB (synd 0x2 vend 0x68 "
      "hw_synd 0/31)", "network", "IB completion error"),
+    # Kubernetes' events for a pod it took away, as kubectl describe prints them
+    ("  Warning  Evicted    3m    kubelet  The node was low on resource: memory. Threshold quantity: 100Mi, "
+     "available: 92Ki. Container trainer was using 61234Mi, request is 0, has larger consumption of memory.",
+     "host_oom", "Evicted (node memory)"),
+    ("  Warning  Evicted    3m    kubelet  The node was low on resource: ephemeral-storage. Threshold quantity: "
+     "10Gi, available: 9Gi.", "storage", "Evicted (node disk)"),
+    ("  Normal   Preempted  5m    default-scheduler  Preempted by pod 8c1e2f3a-1b2c-4d5e-8f90-123456789abc on node "
+     "gpu-02", "preemption", "Preempted (Kubernetes)"),
+    ("  Warning  NodeNotReady  2m   node-controller  Node is not ready", "host", "Node not ready"),
+    ("Warning  UnexpectedAdmissionError  pod/train-0  Allocate failed due to device plugin GetPreferredAllocation "
+     "rpc failed", "host", "Device plugin failed"),
     # a training loop's own NaN guard that exits instead of raising
     ("Loss is nan, stopping training", "application", "NaN/Inf loss"),
     ("Encountered NaN loss at step 1234. Stopping.", "application", "NaN/Inf loss"),
