@@ -326,6 +326,9 @@ MESSAGES = [
     ("  Warning  NodeNotReady  2m   node-controller  Node is not ready", "host", "Node not ready"),
     ("Warning  UnexpectedAdmissionError  pod/train-0  Allocate failed due to device plugin GetPreferredAllocation "
      "rpc failed", "host", "Device plugin failed"),
+    ("Status:              Failed\nReason:            UnexpectedAdmissionError\nMessage:         Pod Allocate failed due "
+     "to requested number of devices unavailable for nvidia.com/gpu. Requested:1, Available: 0, which is unexpected",
+     "host", "Device plugin failed"),
     # a training loop's own NaN guard that exits instead of raising
     ("Loss is nan, stopping training", "application", "NaN/Inf loss"),
     ("Encountered NaN loss at step 1234. Stopping.", "application", "NaN/Inf loss"),
