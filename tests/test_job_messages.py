@@ -329,6 +329,15 @@ MESSAGES = [
     ("Status:              Failed\nReason:            UnexpectedAdmissionError\nMessage:         Pod Allocate failed due "
      "to requested number of devices unavailable for nvidia.com/gpu. Requested:1, Available: 0, which is unexpected",
      "host", "Device plugin failed"),
+    # HTCondor's job event log and hold reasons
+    ("012 (4242.000.000) 2026-11-20 10:30:00 Job was held.\n\tError from slot1_1@gpu-02: Job has encountered an "
+     "out-of-memory event.", "host_oom", "memory limit"),
+    ("4242.0   alice   11/20 10:30 Job in status 2 put on hold by SYSTEM_PERIODIC_HOLD due to memory usage 3000000.",
+     "host_oom", "memory limit"),
+    ("012 (4242.000.000) 2026-11-20 10:30:00 Job was held.\n\tThe job exceeded allowed execute duration of "
+     "1+00:00:00", "time_limit", "TIMEOUT"),
+    ("004 (4242.000.000) 2026-11-20 10:30:00 Job was evicted.\n\t(0) Job was not checkpointed.", "preemption",
+     "evicted"),
     # a training loop's own NaN guard that exits instead of raising
     ("Loss is nan, stopping training", "application", "NaN/Inf loss"),
     ("Encountered NaN loss at step 1234. Stopping.", "application", "NaN/Inf loss"),
@@ -1211,3 +1220,10 @@ def test_a_ray_worker_that_died_unexpectedly_is_a_symptom_of_what_killed_it(make
     assert "Ray worker died" in [s["code"] for s in d["symptoms"]]
     alone = analyze_bundle(make_bundle({"app/slurm-4242.out": out.split("\n", 1)[1]}, nodes="gpu-02"))
     assert alone["root_cause"]["code"] != "Ray worker died"
+
+
+def test_htcondors_out_of_memory_hold_names_the_slots_machine(make_bundle):
+    log = ("012 (4242.000.000) 2026-11-20 10:30:00 Job was held.\n"
+           "\tError from slot1_1@gpu-02: Job has encountered an out-of-memory event.\n")
+    d = analyze_bundle(make_bundle({"app/job.log": log}))
+    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("host_oom", ["gpu-02"])
