@@ -329,6 +329,9 @@ MESSAGES = [
     ("Status:              Failed\nReason:            UnexpectedAdmissionError\nMessage:         Pod Allocate failed due "
      "to requested number of devices unavailable for nvidia.com/gpu. Requested:1, Available: 0, which is unexpected",
      "host", "Device plugin failed"),
+    # LSF's swap limit and an administrator's requeue
+    ("TERM_SWAP: job killed after reaching LSF swap usage limit.", "host_oom", "memory limit"),
+    ("TERM_REQUEUE_ADMIN: job killed and requeued by root or LSF administrator.", "requeued", "requeued (brequeue)"),
     # HTCondor's job event log and hold reasons
     ("012 (4242.000.000) 2026-11-20 10:30:00 Job was held.\n\tError from slot1_1@gpu-02: Job has encountered an "
      "out-of-memory event.", "host_oom", "memory limit"),
@@ -1227,3 +1230,10 @@ def test_htcondors_out_of_memory_hold_names_the_slots_machine(make_bundle):
            "\tError from slot1_1@gpu-02: Job has encountered an out-of-memory event.\n")
     d = analyze_bundle(make_bundle({"app/job.log": log}))
     assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("host_oom", ["gpu-02"])
+
+
+def test_pbs_ending_a_job_for_a_sister_node_that_went_away_names_that_node(make_bundle):
+    out = ("=>> PBS: job killed: node 1 (gpu-02) requested job terminate, 'EOF' (code 1099) - received SISTER_EOF "
+           "attempting to communicate with sister MOM's\n")
+    d = analyze_bundle(make_bundle({"app/job.o4242": out}))
+    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("host", ["gpu-02"])
