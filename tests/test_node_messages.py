@@ -163,6 +163,8 @@ MESSAGES = [
                                      "{1}[Hardware Error]: event severity: fatal"]),
     ("host", "Host hardware error", ["[Hardware Error]: Uncorrected, software restartable error."]),
     ("host", "PCIe fatal", ["pcieport 0000:00:03.0: AER: Uncorrected (Fatal) error received: 0000:03:00.0"]),
+    ("host", "PCIe fatal", ["pcieport 0000:3a:00.0: DPC: containment event, status:0x1f01 source:0x0000"]),
+    ("host", "PCIe fatal", ["pcieport 0000:3a:00.0: AER: device recovery failed"]),
     ("host", "CPU lockup", ["watchdog: BUG: soft lockup - CPU#18 stuck for 27s! [python3:2254956]"]),
     ("host", "CPU lockup", ["rcu: INFO: rcu_sched self-detected stall on CPU"]),
     ("host", "Kernel panic", ["Kernel panic - not syncing: Fatal exception"]),
