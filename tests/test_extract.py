@@ -749,10 +749,12 @@ def test_fabric_transport_errors_of_mpi_libraries_are_the_network_not_a_file(mak
     for out in (ofi, psmpi, openib, ucx):
         d = analyze_bundle(make_bundle({"app/out.log": out}))
         assert (d["sub_domain"], d["evidence_status"]) == ("network", "hypothesis"), out
-    # UCX quoting its own status text: an I/O error of the transport, not of a file
-    d = analyze_bundle(make_bundle({"app/out.log": "[gpu-01:1748254] pml_ucx.c:431  Error: ucp_ep_create(proc=546) "
-                                                   "failed: Input/output error\n"}))
-    assert d["sub_domain"] != "storage"
+    # UCX and libfabric quoting their own status text: an I/O error of the transport, not of a file
+    for line in ("[gpu-01:1748254] pml_ucx.c:431  Error: ucp_ep_create(proc=546) failed: Input/output error\n",
+                 "libfabric:1234:1699999999::efa:cq:efa_rdm_cq_progress():123<warn> Unexpected error when polling "
+                 "CQ: -5 (Input/output error)\n"):
+        d = analyze_bundle(make_bundle({"app/out.log": line}))
+        assert d["sub_domain"] != "storage", line
     # a message longer than the receive buffer is the program's, whatever the transport
     d = analyze_bundle(make_bundle({"app/out.log": (
         "MPIDI_OFI_handle_cq_error(1059): OFI poll failed "

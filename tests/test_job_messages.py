@@ -329,6 +329,9 @@ MESSAGES = [
     ("Status:              Failed\nReason:            UnexpectedAdmissionError\nMessage:         Pod Allocate failed due "
      "to requested number of devices unavailable for nvidia.com/gpu. Requested:1, Available: 0, which is unexpected",
      "host", "Device plugin failed"),
+    # NCCL's newer wording of a failed verbs call (the errno's number before its text)
+    ("gpu-02:1234:5678 [0] NCCL WARN Call to ibv_create_qp failed with 12 Cannot allocate memory", "host",
+     "RDMA locked-memory limit"),
     # LSF's swap limit and an administrator's requeue
     ("TERM_SWAP: job killed after reaching LSF swap usage limit.", "host_oom", "memory limit"),
     ("TERM_REQUEUE_ADMIN: job killed and requeued by root or LSF administrator.", "requeued", "requeued (brequeue)"),
