@@ -332,6 +332,9 @@ MESSAGES = [
     # NCCL's newer wording of a failed verbs call (the errno's number before its text)
     ("gpu-02:1234:5678 [0] NCCL WARN Call to ibv_create_qp failed with 12 Cannot allocate memory", "host",
      "RDMA locked-memory limit"),
+    # torch.save's zip writer failing on its last record
+    ("RuntimeError: [enforce fail at inline_container.cc:764] . PytorchStreamWriter failed writing central "
+     "directory: file write failed", "storage", "RuntimeError"),
     # LSF's swap limit and an administrator's requeue
     ("TERM_SWAP: job killed after reaching LSF swap usage limit.", "host_oom", "memory limit"),
     ("TERM_REQUEUE_ADMIN: job killed and requeued by root or LSF administrator.", "requeued", "requeued (brequeue)"),
