@@ -332,6 +332,10 @@ MESSAGES = [
     # NCCL's newer wording of a failed verbs call (the errno's number before its text)
     ("gpu-02:1234:5678 [0] NCCL WARN Call to ibv_create_qp failed with 12 Cannot allocate memory", "host",
      "RDMA locked-memory limit"),
+    # ROCm aborting the queue of a kernel that trapped (a device-side assert)
+    (":0:rocdevice.cpp            :2880: 1234567890 us: [pid:1234  tid:0x7f00] Device::callbackQueue aborting with "
+     "error : HSA_STATUS_ERROR_EXCEPTION: An HSAIL operation resulted in a hardware exception. code: 0x1016",
+     "application", "GPU kernel exception"),
     # torch.save's zip writer failing on its last record
     ("RuntimeError: [enforce fail at inline_container.cc:764] . PytorchStreamWriter failed writing central "
      "directory: file write failed", "storage", "RuntimeError"),
