@@ -1235,15 +1235,14 @@ def test_a_ray_worker_that_died_unexpectedly_is_a_symptom_of_what_killed_it(make
     assert alone["root_cause"]["code"] != "Ray worker died"
 
 
-def test_htcondors_out_of_memory_hold_names_the_slots_machine(make_bundle):
-    log = ("012 (4242.000.000) 2026-11-20 10:30:00 Job was held.\n"
-           "\tError from slot1_1@gpu-02: Job has encountered an out-of-memory event.\n")
-    d = analyze_bundle(make_bundle({"app/job.log": log}))
-    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("host_oom", ["gpu-02"])
-
-
-def test_pbs_ending_a_job_for_a_sister_node_that_went_away_names_that_node(make_bundle):
-    out = ("=>> PBS: job killed: node 1 (gpu-02) requested job terminate, 'EOF' (code 1099) - received SISTER_EOF "
-           "attempting to communicate with sister MOM's\n")
-    d = analyze_bundle(make_bundle({"app/job.o4242": out}))
-    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("host", ["gpu-02"])
+@pytest.mark.parametrize(("out", "sub_domain"), [
+    # HTCondor's out-of-memory hold names the machine of the slot
+    ("012 (4242.000.000) 2026-11-20 10:30:00 Job was held.\n"
+     "\tError from slot1_1@gpu-02: Job has encountered an out-of-memory event.\n", "host_oom"),
+    # PBS ending a job because a sister node's MOM went away names that node
+    ("=>> PBS: job killed: node 1 (gpu-02) requested job terminate, 'EOF' (code 1099) - received SISTER_EOF "
+     "attempting to communicate with sister MOM's\n", "host"),
+])
+def test_another_schedulers_message_names_the_node_it_blames(make_bundle, out, sub_domain):
+    d = analyze_bundle(make_bundle({"app/job.log": out}))
+    assert (d["sub_domain"], d["root_cause"]["nodes"]) == (sub_domain, ["gpu-02"])
