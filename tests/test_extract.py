@@ -625,6 +625,10 @@ def test_a_ranks_host_named_on_another_line_places_its_error(make_bundle):
            "(rank 7 in comm 0): application called MPI_Abort(comm=0x1, 1) - process 7\n")
     d = analyze_bundle(make_bundle({"app/out.log": out}, nodes="gpu-[01-04]"))
     assert d["sub_domain"] == "gpu_memory" and d["root_cause"]["nodes"] == ["gpu-02"]
+    # an older banner with an `[unknown]` field before the host, and a negative abort code
+    older = out.replace("[gpu-02] - Abort(1)", "[unknown] [gpu-02] - Abort(-1)")
+    d = analyze_bundle(make_bundle({"app/out.log": older}, nodes="gpu-[01-04]"))
+    assert d["sub_domain"] == "gpu_memory" and d["root_cause"]["nodes"] == ["gpu-02"]
 
 
 def test_srun_task_lines_name_the_host_of_labelled_ranks(make_bundle):

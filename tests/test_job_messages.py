@@ -332,6 +332,11 @@ MESSAGES = [
     # NCCL's newer wording of a failed verbs call (the errno's number before its text)
     ("gpu-02:1234:5678 [0] NCCL WARN Call to ibv_create_qp failed with 12 Cannot allocate memory", "host",
      "RDMA locked-memory limit"),
+    # a driver API name closing a wrapper's own message: with its number, or before more of it
+    ("  what():  Error deleting array moleculeStartIndex: CUDA_ERROR_ILLEGAL_ADDRESS (700)", "application",
+     "CUDA error (CUDA_ERROR_ILLEGAL_ADDRESS)"),
+    ("(GTL DEBUG: 1) cuIpcOpenMemHandle: invalid argument, CUDA_ERROR_INVALID_VALUE, line no 360", "application",
+     "CUDA invalid argument"),
     # ROCm aborting the queue of a kernel that trapped (a device-side assert)
     (":0:rocdevice.cpp            :2880: 1234567890 us: [pid:1234  tid:0x7f00] Device::callbackQueue aborting with "
      "error : HSA_STATUS_ERROR_EXCEPTION: An HSAIL operation resulted in a hardware exception. code: 0x1016",
@@ -1086,6 +1091,10 @@ NAMED_NODE_MESSAGES = [
     # torchrun's failure table names the host of the worker that died
     ("Root Cause (first observed failure):\n[0]:\n  time      : 2026-11-20_10:30:00\n  host      : gpu-02\n"
      "  rank      : 3 (local_rank: 1)\n  exitcode  : -7 (pid: 4711)\n",
+     "gpu-[01-02]", "host", "SIGBUS (shared memory)", "gpu-02"),
+    # the same entry with its lines joined by a log shipper
+    ("  | 2026-11-20T10:30:00.879Z | [3]: time : 2026-11-20_10:30:00 host : gpu-02 rank : 3 (local_rank: 1) "
+     "exitcode : -7 (pid: 4711) error_file: <N/A> traceback : Signal 7 (SIGBUS) received by PID 4711\n",
      "gpu-[01-02]", "host", "SIGBUS (shared memory)", "gpu-02"),
     # MPICH's Hydra frames its report of a dead rank in rules of `=`
     ("\n".join([_HYDRA_RULE, "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES",

@@ -487,8 +487,9 @@ _TABLE_RANK = re.compile(r"^\s*rank\s*:\s*(?P<rank>\d+)")
 
 
 def decode_torchrun_failure(fields: dict[str, str], ctx: DecodeContext) -> Classification:
-    """One entry of torchrun's failure summary; the host and rank are on the lines above."""
-    host = rank = None
+    """One entry of torchrun's failure summary; the host and rank are on the lines above (or on
+    the entry's own line, where a log shipper joined them)."""
+    host, rank = fields.get("host"), fields.get("table_rank")
     root = False
     for line in reversed(ctx.before):
         body, _ = strip_rank(line)
