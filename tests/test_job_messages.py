@@ -352,6 +352,8 @@ MESSAGES = [
      "out-of-memory event.", "host_oom", "memory limit"),
     ("4242.0   alice   11/20 10:30 Job in status 2 put on hold by SYSTEM_PERIODIC_HOLD due to memory usage 3000000.",
      "host_oom", "memory limit"),
+    ("Hold reason: Error from slot1_7@gpu-02: Docker job has gone over memory limit of 1024 Mb", "host_oom",
+     "memory limit"),
     ("012 (4242.000.000) 2026-11-20 10:30:00 Job was held.\n\tThe job exceeded allowed execute duration of "
      "1+00:00:00", "time_limit", "TIMEOUT"),
     ("004 (4242.000.000) 2026-11-20 10:30:00 Job was evicted.\n\t(0) Job was not checkpointed.", "preemption",

@@ -18,11 +18,14 @@ MESSAGES = [
     ("network", "NIC cable", ["mlx5_core 0000:3b:00.0: Port module event[error]: module 0, Cable error, High Temperature"]),
     ("network", "NIC cable", ["mlx5_core 0000:81:00.0: mlx5_port_module_event:1118:(pid 0): Port module event[error]: "
                               "module 0, Cable error, Bus stuck (I2C or data shorted)"]),
+    ("network", "HCA failure", ["mlx5_core 0000:5e:00.0: synd 0x7: irisc not responding"]),
     ("network", "Bond member down", ["bond0: (slave eth1): link status definitely down, disabling slave"]),
     ("network", "Bond member down", ["bonding: bond0: link status definitely down for interface eth0, disabling it"]),
     ("network", "Bond down", ["bond0: (slave ens1f0): link status definitely down, disabling slave",
                               "bond0: now running without any active interface!"]),
     ("storage", "SMB timeout", ["CIFS: VFS: \\\\fs01 has not responded in 180 seconds. Reconnecting..."]),
+    ("storage", "GlusterFS server timeout", ["E [client-protocol.c:437:client_ping_timer_expired] vol1: Server "
+                                             "172.16.1.27:9900 has not responded in the last 60 seconds, disconnecting."]),
     ("storage", "Lustre", ["LNetError: 3210:0:(o2iblnd_cb.c:3410:kiblnd_check_conns()) Timed out RDMA with 10.1.0.5@o2ib (5): "
                            "c: 0, oc: 0, rc: 8"]),
     ("storage", "GPFS", ["mmfs: [N] File System gpfs1 unmounted by the system with return code 5 reason code 0"]),
@@ -164,6 +167,11 @@ MESSAGES = [
     ("host", "Host hardware error", ["[Hardware Error]: Uncorrected, software restartable error."]),
     ("host", "PCIe fatal", ["pcieport 0000:00:03.0: AER: Uncorrected (Fatal) error received: 0000:03:00.0"]),
     ("host", "PCIe fatal", ["pcieport 0000:3a:00.0: DPC: containment event, status:0x1f01 source:0x0000"]),
+    ("host", "PCIe fatal", ["pcieport 0000:00:03.0: AER: Multiple Uncorrected (Fatal) error received: 0000:00:03.0"]),
+    # kernels before 4.x (RHEL 7) choose the victim on one line and report the kill on the next
+    ("host_oom", "OOM kill", ["Out of memory: Kill process 12345 (python) score 954 or sacrifice child",
+                              "Killed process 12345 (python) total-vm:1234kB, anon-rss:1234kB, file-rss:0kB"]),
+    ("host_oom", "OOM kill", ["Killed process 12345 (python) total-vm:1234kB, anon-rss:1234kB, file-rss:0kB"]),
     ("host", "PCIe fatal", ["pcieport 0000:3a:00.0: AER: device recovery failed"]),
     ("host", "CPU lockup", ["watchdog: BUG: soft lockup - CPU#18 stuck for 27s! [python3:2254956]"]),
     ("host", "CPU lockup", ["rcu: INFO: rcu_sched self-detected stall on CPU"]),
