@@ -1010,7 +1010,7 @@ def test_slurm_failing_to_resolve_its_controller_is_the_nodes_resolver(make_bund
            "srun: error: Unable to establish control machine address\n"
            "srun: error: Unable to confirm allocation for job 90: No error\n")
     d = analyze_bundle(make_bundle({"app/out.log": out}, nodes="cn01"))
-    assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == ("network", "DNS failure", ["cn01"])
+    assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == ("host", "DNS failure", ["cn01"])
 
 
 def test_an_unreadable_spank_configuration_is_the_node_not_the_job(make_bundle):

@@ -648,6 +648,23 @@ MESSAGES = [
     ("jaxlib.xla_extension.XlaRuntimeError: UNAVAILABLE: failed to connect to all addresses; last error: UNKNOWN: "
      "ipv4:10.0.0.1:8476: Failed to connect to remote host: Timeout occurred: FD Shutdown", "network",
      "JAX coordinator unreachable"),
+    # libfabric's EFA provider on its own: a handshake unanswered (a security group without its
+    # self-referencing rules), and buffers it could not register (the locked-memory limit)
+    ("Error 4126: Unresponsive receiver (reachable by EFA device but handshake failed)", "network",
+     "EFA peer unresponsive"),
+    ("Libfabric EFA provider has encountered an internal error:\n\nLibfabric error: (-12) Cannot allocate memory\n"
+     "EFA internal error: (4112) Failure to post internal receive buffers", "host", "RDMA locked-memory limit"),
+    # the HANDLE_ERROR check many CUDA codes copy, with RELION's error number
+    ("ERROR: out of memory in /opt/relion/src/acc/acc_backprojector_impl.h at line 37 (error-code 2)", "gpu_oom",
+     "CUDA error (out of memory)"),
+    ("an illegal memory access was encountered in kernel.cu at line 88", "application",
+     "CUDA error (an illegal memory access was encountered)"),
+    # PyTorch's warning that cuInit failed on a GPU the job was given
+    ("/opt/venv/lib/python3.12/site-packages/torch/cuda/__init__.py:182: UserWarning: CUDA initialization: CUDA driver "
+     "initialization failed, you might not have a CUDA gpu. (Triggered internally at /pytorch/c10/cuda/"
+     "CUDAFunctions.cpp:109.)", "gpu", "CUDA driver did not start"),
+    # Grid Engine refusing the host it was submitted from
+    ('Unable to run job: denied: host "login1.example.org" is no submit host.', "host", "Not a submit host"),
 ]
 
 

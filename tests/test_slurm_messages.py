@@ -44,7 +44,11 @@ MESSAGES = [
     ("app", "srun: error: Unable to create step for job 4242: Memory required by task is not available",
      "FAILED", "1:0", "host", "Step creation refused (memory)", None),
     ("app", "srun: error: fwd_tree_thread: can't find address for host gpu-02, check slurm.conf",
-     "FAILED", "1:0", "network", "DNS failure", ["gpu-02"]),
+     "FAILED", "1:0", "host", "DNS failure", ["gpu-02"]),
+    # newer releases name the function, and slurm_set_addr gives no reason
+    ("app", "srun: error: _fwd_tree_get_addr: can't find address for host gpu-02, check slurm.conf",
+     "FAILED", "1:0", "host", "DNS failure", ["gpu-02"]),
+    ("app", 'srun: error: slurm_set_addr: Unable to resolve "gpu-02"', "FAILED", "1:0", "host", "DNS failure", None),
     ("app", "srun: error: Unable to create step for job 4242: Requested node configuration is not available",
      "FAILED", "1:0", "application", "Step request outside the allocation", None),
     ("app", "srun: fatal: Invalid user id: 1046", "FAILED", "1:0", "host", "User unknown on the node", None),
@@ -66,12 +70,6 @@ MESSAGES = [
     ("controller", "[2026-11-20T10:59:00.123] error: Nodes gpu-02 not responding, setting DOWN\n"
                    "[2026-11-20T10:59:00.200] Killing JobId=4242 on failed node gpu-02",
      "NODE_FAIL", "0:0", "host", None, ["gpu-02"]),
-    # a powered-down or cloud node that never came up for the job
-    ("controller", "[2026-11-20T10:05:00.123] node gpu-02 not resumed by ResumeTimeout(600) - marking down and "
-                   "power_save", "NODE_FAIL", "0:0", "host", "Node did not resume", ["gpu-02"]),
-    # Grid Engine's qstat -j reason for a job its node could not start
-    ("controller", 'Error for job 4242: can\'t get password entry for user "alice". Either the user does not exist '
-                   "or NIS error!", "FAILED", "1:0", "host", "User unknown on the node", None),
     # a powered-down or cloud node that never came up for the job
     ("controller", "[2026-11-20T10:05:00.123] node gpu-02 not resumed by ResumeTimeout(600) - marking down and "
                    "power_save", "NODE_FAIL", "0:0", "host", "Node did not resume", ["gpu-02"]),
