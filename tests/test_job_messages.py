@@ -663,6 +663,13 @@ MESSAGES = [
     ("/opt/venv/lib/python3.12/site-packages/torch/cuda/__init__.py:182: UserWarning: CUDA initialization: CUDA driver "
      "initialization failed, you might not have a CUDA gpu. (Triggered internally at /pytorch/c10/cuda/"
      "CUDAFunctions.cpp:109.)", "gpu", "CUDA driver did not start"),
+    # HPE PALS unable to set up the launch on the node
+    ("launch RPC: Couldn't allocate a port for PMI to use", "host", "PALS launch failed"),
+    # Apptainer unable to assemble the container from the node's settings (a narrower cause wins)
+    ("FATAL:   container creation failed: mount /run/munge->/run/munge error: while mounting /run/munge: destination "
+     "/run/munge doesn't exist in container", "host", "Container creation failed"),
+    ("FATAL:   container creation failed: failed to find loop device: no loop devices available", "host",
+     "No loop device for the image"),
     # Grid Engine refusing the host it was submitted from
     ('Unable to run job: denied: host "login1.example.org" is no submit host.', "host", "Not a submit host"),
 ]
