@@ -670,6 +670,16 @@ MESSAGES = [
      "/run/munge doesn't exist in container", "host", "Container creation failed"),
     ("FATAL:   container creation failed: failed to find loop device: no loop devices available", "host",
      "No loop device for the image"),
+    # LSF's own reasons for the execution host, its working directory and a forced kill
+    ("TERM_ZOMBIE: job exited while LSF is not available.", "host", "LSF host failed"),
+    ("TERM_PRE_EXEC_FAIL: job killed after reaching pre-execution retry limit.", "host", "LSF host failed"),
+    ("TERM_CWD_NOTEXIST: current working directory not accessible or does not exist on the execution host.",
+     "storage", "Working directory missing"),
+    ("TERM_FORCE_OWNER: job killed by owner without time for cleanup.", "cancelled", "killed (bkill)"),
+    # the Fortran runtimes stopping a program for its own input or code
+    ("forrtl: severe (29): file not found, unit 10, file /home/u/input.nml", "application", "Fortran runtime error"),
+    ("At line 42 of file main.f90 (unit = 10, file = 'input.dat')\nFortran runtime error: End of file",
+     "application", "Fortran runtime error"),
     # Grid Engine refusing the host it was submitted from
     ('Unable to run job: denied: host "login1.example.org" is no submit host.', "host", "Not a submit host"),
 ]
