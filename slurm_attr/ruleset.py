@@ -534,6 +534,7 @@ def _check_policy(policy: dict[str, Any], path: Path) -> None:
     _check_absent_from_timeouts(policy, path)
     _check_timeouts_must_agree(policy, path)
     _check_across_hosts(policy, path)
+    _check_without_gpus(policy, path)
     _check_hung_after_done(policy, path)
     _check_stalled_before_first_result(policy, path)
     _check_leads(policy, path)
@@ -652,6 +653,18 @@ def _check_across_hosts(policy: dict[str, Any], path: Path) -> None:
         _require(ok, _locate(path, "across_hosts:"),
                  f"across_hosts: entry {i + 1} needs codes (a list of event codes), min_nodes (a whole "
                  "number from 1), a known sub_domain, note and action")
+
+
+def _check_without_gpus(policy: dict[str, Any], path: Path) -> None:
+    spec = policy.get("without_gpus")
+    if spec is None:
+        return
+    ok = (isinstance(spec, dict) and {"codes", "sub_domain", "outcome", "summary", "action"} <= set(spec)
+          and _names(spec["codes"]) and spec["sub_domain"] in SUB_DOMAINS and spec["outcome"] in OUTCOMES
+          and isinstance(spec["summary"], str) and isinstance(spec["action"], str))
+    _require(ok, _locate(path, "without_gpus:"),
+             "without_gpus needs codes (a list of event codes), a known sub_domain and outcome, summary "
+             "and action")
 
 
 def _check_hung_after_done(policy: dict[str, Any], path: Path) -> None:

@@ -682,6 +682,26 @@ MESSAGES = [
      "application", "Fortran runtime error"),
     # Grid Engine refusing the host it was submitted from
     ('Unable to run job: denied: host "login1.example.org" is no submit host.', "host", "Not a submit host"),
+    # Grid Engine's shepherd unable to enter the job's working directory, and qacct's record of it
+    ("failed changing into working directory:05/02/2012 01:02:47 [21548:26444]: error: can't chdir to "
+     "/home/u/run: No such file or directory", "storage", "Working directory missing"),
+    ("failed       28  : changing into working directory", "storage", "Working directory missing"),
+    # the node's NVIDIA container runtime: a toolkit release's own error, the persistence daemon not running
+    ("nvidia-container-cli: error parsing IMEX info: unsupported IMEX channel value: all: unknown.", "host",
+     "NVIDIA container runtime failed"),
+    ("OCI runtime create failed: runc create failed: unable to start container process:\nerror during container "
+     "init: failed to fulfil mount request:\nopen /run/nvidia-persistenced/socket: no such file or directory",
+     "host", "NVIDIA container runtime failed"),
+    # ROCm finding no GPU (PyTorch, XLA) in a job that was given GPUs
+    ("RuntimeError: No HIP GPUs are available", "host", "No GPU visible"),
+    ("E xla/stream_executor/rocm/rocm_platform.cc:50] failed call to hipInit: HIP_ERROR_NoDevice", "host",
+     "No GPU visible"),
+    # PyTorch's errors when the job then uses CUDA that would not start (999; 3)
+    ("RuntimeError: CUDA unknown error - this may be due to an incorrectly set up environment, e.g. changing env "
+     "variable CUDA_VISIBLE_DEVICES after program start. Setting the available devices to be zero.",
+     "gpu", "CUDA error (unknown error)"),
+    ("RuntimeError: CUDA driver initialization failed, you might not have a CUDA gpu.", "gpu",
+     "CUDA driver did not start"),
 ]
 
 
@@ -689,6 +709,14 @@ MESSAGES = [
 def test_the_jobs_output_names_the_cause(make_bundle, out, sub_domain, code):
     d = analyze_bundle(make_bundle({"app/slurm-4242.out": out + "\n"}, nodes="gpu-02"))
     assert (d["sub_domain"], d["root_cause"]["code"]) == (sub_domain, code)
+
+
+def test_an_image_built_for_a_newer_cuda_than_the_driver_is_not_the_nodes_container_runtime(make_bundle):
+    out = ("nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.4, please update your driver "
+           "to a newer version, or use an earlier cuda container: unknown\n")
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": out}, nodes="gpu-02"))
+    assert d["root_cause"]["code"] != "NVIDIA container runtime failed"
+    assert d["sub_domain"] == "application"
 
 
 def test_kernel_tools_missing_in_a_prolog_names_the_node_but_yields_to_a_logged_cause(make_bundle):
@@ -903,6 +931,19 @@ def test_no_gpu_visible_after_one_fell_off_the_bus_is_that_gpu(make_bundle):
     xid = "Nov 20 10:30:00 gpu-01 kernel: NVRM: Xid (PCI:0000:18:00): 79, pid=5665, GPU has fallen off the bus.\n"
     d = analyze_bundle(make_bundle({"app/out.log": out, "nodes/gpu-01/syslog": xid}))
     assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("gpu", ["gpu-01"])
+
+
+@pytest.mark.parametrize("line", ["RuntimeError: No CUDA GPUs are available",
+                                  "CUDA error: no CUDA-capable device is detected",
+                                  "RuntimeError: No HIP GPUs are available"])
+def test_no_gpu_visible_to_a_job_given_no_gpus_is_its_request(make_bundle, line):
+    given = analyze_bundle(make_bundle({"app/out.log": line + "\n"}))
+    assert (given["sub_domain"], given["outcome"]) == ("host", "infrastructure")
+    none = analyze_bundle(make_bundle({"app/out.log": line + "\n"}, gpus_per_node=0))
+    assert (none["sub_domain"], none["outcome"], none["root_cause"]["code"]) == (
+        "application", "application", "No GPU visible")
+    assert "allocation held none" in none["verdict"]
+    assert "driver" not in none["root_cause"]["explanation"]
 
 
 def test_a_step_slurmd_could_not_lay_out_on_the_nodes_cpus_is_a_lead_to_that_node(make_bundle):

@@ -291,6 +291,11 @@ def test_the_bmcs_event_log_names_a_failed_part_during_the_job(make_bundle, even
     ("slurmd.service: Main process exited, code=killed, status=9/KILL", True),
     ("munge.service: Failed with result 'oom-kill'.", True),
     ("slurmd.service: Main process exited, code=killed, status=15/TERM", False),   # a stop or restart
+    # other batch systems' node daemons: Flux's broker, Torque's MOM, Grid Engine's execd
+    ("flux.service: Main process exited, code=killed, status=6/ABRT", True),
+    ("pbs_mom.service: Failed with result 'core-dump'.", True),
+    ("sgeexecd.default.service: Main process exited, code=dumped, status=11/SEGV", True),
+    ("influxdb.service: Main process exited, code=killed, status=6/ABRT", False),   # not a batch daemon
 ])
 def test_systemd_saying_a_daemon_the_node_runs_jobs_with_died_names_the_node(make_bundle, line, died):
     log = f"Nov 20 10:30:00 gpu-02 systemd[1]: {line}\n"

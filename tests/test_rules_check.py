@@ -419,6 +419,12 @@ def test_an_across_hosts_rule_without_its_action_is_named(rules_copy):
     assert "across_hosts: entry 1 needs codes" in _only_line(_check(rules_copy))
 
 
+def test_a_without_gpus_rule_with_an_unknown_outcome_is_named(rules_copy):
+    _edit(rules_copy / "policy.yaml", "  outcome: application\n  summary: \"No GPU was visible",
+          "  outcome: the user\n  summary: \"No GPU was visible")
+    assert "without_gpus needs codes" in _only_line(_check(rules_copy))
+
+
 def test_a_cuda_result_number_that_is_no_number_is_named(rules_copy):
     _edit(rules_copy / "classify.yaml", "  804: forward", "  eight hundred and four: forward")
     assert "cuda_driver_codes must map result numbers to their texts" in _only_line(_check(rules_copy))

@@ -139,6 +139,7 @@ class Engine:
         self.absent_from_timeouts(absent)
         self.timeouts_disagree(apart)
         self.across_hosts(live)
+        self.without_gpus(live)
         self.companion_events(live)
         self.aftermath(live)
         self.downstream_causes(live)
@@ -504,6 +505,21 @@ class Engine:
         if changed:
             self.trace.add("correlate", "across_hosts",
                            f"{len(changed)} symptoms read as the connection between the job's hosts", changed)
+
+    def without_gpus(self, live: list[Event]) -> None:
+        """A job whose allocation held no GPUs and found none asked for none (policy
+        `without_gpus`): those events blame its request, not the node."""
+        spec = self.policy.get("without_gpus")
+        if not spec or self.workload.gpus_per_node != 0:
+            return
+        changed = [e for e in live if e.code in spec["codes"]]
+        for event in changed:
+            event.sub_domain, event.outcome = spec["sub_domain"], spec["outcome"]
+            event.summary = render(spec["summary"], {**event.fields, "node": event.node})
+            event.action = spec["action"]
+        if changed:
+            self.trace.add("correlate", "without_gpus",
+                           f"{len(changed)} events read as a job that asked for no GPUs", changed)
 
     def companion_events(self, live: list[Event]) -> None:
         changed = []
