@@ -686,6 +686,11 @@ MESSAGES = [
     ("failed changing into working directory:05/02/2012 01:02:47 [21548:26444]: error: can't chdir to "
      "/home/u/run: No such file or directory", "storage", "Working directory missing"),
     ("failed       28  : changing into working directory", "storage", "Working directory missing"),
+    # TensorFlow: an input's device copy that could not be allocated; its CUDA diagnostics finding the
+    # driver's kernel module and libraries at different versions
+    ("tensorflow.python.framework.errors_impl.InternalError: Dst tensor is not initialized.", "gpu_oom", "GPU OOM"),
+    ("E tensorflow/stream_executor/cuda/cuda_diagnostics.cc:313] kernel version 515.48.7 does not match DSO version "
+     "510.73.5 -- cannot find working devices in this configuration", "host", "NVIDIA driver version mismatch"),
     # the node's NVIDIA container runtime: a toolkit release's own error, the persistence daemon not running
     ("nvidia-container-cli: error parsing IMEX info: unsupported IMEX channel value: all: unknown.", "host",
      "NVIDIA container runtime failed"),
