@@ -70,6 +70,11 @@ MESSAGES = [
     ("controller", "[2026-11-20T10:59:00.123] error: Nodes gpu-02 not responding, setting DOWN\n"
                    "[2026-11-20T10:59:00.200] Killing JobId=4242 on failed node gpu-02",
      "NODE_FAIL", "0:0", "host", None, ["gpu-02"]),
+    # Slurm-GCP finding the node's preemptible VM reclaimed, then slurmctld losing the node
+    ("controller", "2026-11-20 10:58:30,123 INFO: 2 nodes set down due to node status 'preempted' (gpu-[02-03])\n"
+                   "[2026-11-20T10:59:00.123] error: Nodes gpu-02 not responding, setting DOWN\n"
+                   "[2026-11-20T10:59:00.200] Killing JobId=4242 on failed node gpu-02",
+     "NODE_FAIL", "0:0", "preemption", "Cloud VM preempted", ["gpu-02"]),
     # a powered-down or cloud node that never came up for the job
     ("controller", "[2026-11-20T10:05:00.123] node gpu-02 not resumed by ResumeTimeout(600) - marking down and "
                    "power_save", "NODE_FAIL", "0:0", "host", "Node did not resume", ["gpu-02"]),
@@ -255,6 +260,16 @@ def test_an_epilog_that_failed_after_the_job_is_not_why_it_failed(make_bundle):
     d = analyze_bundle(make_bundle({"controller/slurmctld.log": line}))
     assert d["sub_domain"] == "unknown"
 
+
+
+@pytest.mark.parametrize("line", [
+    "2026-11-20 10:58:30,123 INFO: 2 nodes set down due to node status 'preempted' (gpu-[05-06])",   # not ours
+    "2026-11-20 10:58:30,123 INFO: 1 nodes set down due to node status 'terminated' (gpu-02)",   # not reclaimed
+])
+def test_a_cloud_vm_reclaimed_elsewhere_or_stopped_otherwise_is_no_preemption(make_bundle, line):
+    from slurm_attr.analyze import analyze_bundle
+    d = analyze_bundle(make_bundle({"controller/slurmsync.log": line + "\n"}, state="NODE_FAIL", exit_code="0:0"))
+    assert d["sub_domain"] == "host"
 
 
 def test_the_state_of_a_one_node_job_is_that_nodes(make_bundle):

@@ -16,7 +16,7 @@ OUTCOME_KEYS = frozenset({
     "cancel.time_limit", "cancel.preemption", "cancel.node_failure", "cancel.requeue",
     "cancel.task_failure", "cancel.other",
     "srun.oom", "srun.bus_error", "srun.task_exit",
-    "node.reason", "node.down", "node.not_responding",
+    "node.reason", "node.down", "node.not_responding", "node.preempted",
     "hung_task.fs", "hung_task.io_wait", "hung_task.gpu_driver", "hung_task.nic_driver",
     "os_error.quota", "os_error.storage",
     "torchrun.sigkill", "torchrun.sigkill.first_failure", "torchrun.sigbus",

@@ -223,6 +223,13 @@ def decode_controller_nodes(fields: dict[str, str], ctx: DecodeContext) -> Class
         return classified(ctx, "node.reason", code="Node reason", node=node,
                           summary=f"An admin or health check set the reason on {node}: "
                                   f"{fields['reason']}")
+    if fields.get("preempted"):
+        return classified(
+            ctx, "node.preempted", code="Cloud VM preempted", node=node,
+            summary=f"The cloud provider reclaimed the VM behind {node} (a preemptible or spot instance): "
+                    "the node was taken back, it did not fail.",
+            action="Resubmit (--requeue with checkpointing lets Slurm do it); run jobs that cannot lose "
+                   "progress on on-demand nodes.")
     down = bool(fields.get("down") or fields.get("state"))
     admin = bool(fields.get("state"))
     summary = (f"{node} was set DOWN by an admin or health check (scontrol update)." if admin else
