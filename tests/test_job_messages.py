@@ -515,6 +515,7 @@ MESSAGES = [
     ("Error: system limit exceeded on number of network connections that can\nbe open", "host", "Process limit too low"),
     ("[gpu-02:13463] mca_oob_tcp_accept: accept() failed with errno 24.", "host", "Process limit too low"),
     ("[gpu-02:12345] Read -1, expected 65536, errno = 1", "host", "Cross-memory attach refused"),
+    ("[gpu-02:12345] Read -1, expected 65536, errno = 1   ", "host", "Cross-memory attach refused"),  # padded
     # Open MPI's installation missing its own files on the node
     ("Sorry!  You were supposed to get help about:\n    orte_init:startup:internal-failure\nfrom the file:\n"
      "    help-orte-runtime\nBut I couldn't find any file matching that name.  Sorry!", "host",
