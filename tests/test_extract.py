@@ -1139,6 +1139,12 @@ def test_nccl_asked_for_a_network_it_does_not_have_is_the_jobs_setting(make_bund
     "Execution of replica 0 failed: Resource exhausted: Out of memory while trying to allocate 64793134928 bytes.",
     "Not Enough GPU memory? RESOURCE_EXHAUSTED: Failed to allocate request for 35.58GiB (38204550232B) on device "
     "ordinal 0",
+    "jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 2.00GiB.",
+    "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 12531662848",
+    "RESOURCE_EXHAUSTED: Compilation failure: Aborting compilation early because it's unlikely to have enough "
+    "memory. Requires 3.84T, has 90.96G available.",
+    "XlaRuntimeError: RESOURCE_EXHAUSTED: Error loading program 'jit_step': Attempting to reserve 29.49G at the "
+    "bottom of memory. That was not possible. There are 147.64M free, 0B reserved, and 147.64M reservable.",
 ])
 def test_xlas_older_and_newer_device_oom_wordings_are_gpu_oom(make_bundle, line):
     assert analyze_bundle(make_bundle({"app/out.log": line + "\n"}))["sub_domain"] == "gpu_oom"

@@ -551,6 +551,11 @@ MESSAGES = [
      "host", "munge unavailable"),
     ("srun: error: Invalid user for SlurmUser slurm, ignored\nsrun: fatal: Unable to process configuration file",
      "host", "User lookup failed"),
+    # the node provisioned without Slurm's configuration, old and new wordings
+    ('sbatch: error: s_p_parse_file: unable to status file "/etc/slurm/slurm.conf"', "host",
+     "Slurm configuration unreadable"),
+    ("srun: error: s_p_parse_file: unable to status file /etc/slurm/gres.conf: No such file or directory, retrying "
+     "in 1sec up to 60sec", "host", "Slurm configuration unreadable"),
     ("environment: line 17: /usr/share/lmod/lmod/libexec/lmod: No such file or directory\n"
      "/var/spool/slurmd/job4242/slurm_script: line 8: mpirun: command not found", "host", "Module system missing"),
     ("[gpu-02:22914] [btl_gm.c:489] send completed with unhandled gm error 18\n[gpu-02:22914] pml_ob1_sendreq.c:211 "
@@ -1338,3 +1343,20 @@ def test_a_ray_worker_that_died_unexpectedly_is_a_symptom_of_what_killed_it(make
 def test_another_schedulers_message_names_the_node_it_blames(make_bundle, out, sub_domain):
     d = analyze_bundle(make_bundle({"app/job.log": out}))
     assert (d["sub_domain"], d["root_cause"]["nodes"]) == (sub_domain, ["gpu-02"])
+
+
+def test_torques_server_failing_to_look_up_the_user_is_the_user_database_not_the_job(make_bundle):
+    d = analyze_bundle(make_bundle({
+        "app/qsub.err": "qsub: cannot connect to server cluster (errno=15008) trqauthd unable to authenticate. "
+                        "User or PID of calling process not found or does not match\n",
+        "controller/trqauthd.log": "2026-11-20 10:05:00.2733 UID 1057 returned NULL from getpwuid\n"},
+        exit_code="1:0"))
+    assert (d["sub_domain"], d["root_cause"]["code"]) == ("host", "User unknown on the node")
+    assert "uid 1057" in d["root_cause"]["explanation"]
+
+
+def test_a_config_files_path_is_named_in_the_verdict(make_bundle):
+    d = analyze_bundle(make_bundle({"app/out.log": 'slurmd: error: s_p_parse_file: unable to read '
+                                                   '"/etc/slurm/cgroup.conf": Permission denied\n'}))
+    assert "/etc/slurm/cgroup.conf" in d["root_cause"]["explanation"]
+    assert "(Permission denied)" in d["root_cause"]["explanation"]
