@@ -551,6 +551,10 @@ MESSAGES = [
      "host", "munge unavailable"),
     ("srun: error: Invalid user for SlurmUser slurm, ignored\nsrun: fatal: Unable to process configuration file",
      "host", "User lookup failed"),
+    # a checkpoint write to a bucket that stalled, as TensorStore logs it
+    ("W0000 00:00:1715498963.019816  583764 curl_transport.cc:444] Error [28]=Timeout was reached in curl operation\n"
+     "Operation too slow. Less than 1024 bytes/sec transferred the last 60 seconds", "storage",
+     "Object storage transfer failed"),
     # the node provisioned without Slurm's configuration, old and new wordings
     ('sbatch: error: s_p_parse_file: unable to status file "/etc/slurm/slurm.conf"', "host",
      "Slurm configuration unreadable"),
@@ -1360,3 +1364,13 @@ def test_a_config_files_path_is_named_in_the_verdict(make_bundle):
                                                    '"/etc/slurm/cgroup.conf": Permission denied\n'}))
     assert "/etc/slurm/cgroup.conf" in d["root_cause"]["explanation"]
     assert "(Permission denied)" in d["root_cause"]["explanation"]
+
+
+def test_a_stalled_bucket_transfer_is_only_a_lead_that_the_jobs_own_error_outranks(make_bundle):
+    out = ("W0000 00:00:1715498963.019816  583764 curl_transport.cc:444] Error [56]=Failure when receiving data "
+           "from the peer in curl operation\n"
+           "Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n"
+           "ValueError: batch size 12 is not divisible by 8 devices\n")
+    d = analyze_bundle(make_bundle({"app/out.log": out}))
+    assert d["sub_domain"] == "application"
+    assert any(s["code"] == "Object storage transfer failed" for s in d["symptoms"])
