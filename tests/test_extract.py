@@ -964,10 +964,19 @@ def test_slurms_own_memory_limit_kill_is_host_oom_on_the_stepd_host(make_bundle)
     "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the "
     "latest NVIDIA driver is installed and running.",
 ])
-def test_a_node_whose_nvidia_driver_does_not_answer_is_the_gpu_side(make_bundle, line):
+def test_a_node_whose_nvidia_driver_is_not_loaded_is_the_nodes_driver_install(make_bundle, line):
     d = analyze_bundle(make_bundle({"app/out.log": line + "\n"}, nodes="gpu-01"))
     assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == (
-        "gpu", "NVIDIA driver unreachable", ["gpu-01"])
+        "host", "NVIDIA driver unreachable", ["gpu-01"])
+
+
+def test_a_gpu_lost_from_the_bus_outranks_the_driver_it_left_unanswered(make_bundle):
+    kern = ("2026-11-20T10:10:00+00:00 gpu-01 kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, name=python, "
+            "GPU has fallen off the bus.\n")
+    d = analyze_bundle(make_bundle({"app/out.log": "nvidia-container-cli: initialization error: nvml error: driver "
+                                                   "not loaded: unknown.\n", "nodes/gpu-01/kern.log": kern},
+                                   nodes="gpu-01"))
+    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("gpu", ["gpu-01"])
 
 
 def test_a_driver_upgraded_without_a_reboot_is_the_nodes_software(make_bundle):
