@@ -555,6 +555,17 @@ MESSAGES = [
     ("W0000 00:00:1715498963.019816  583764 curl_transport.cc:444] Error [28]=Timeout was reached in curl operation\n"
      "Operation too slow. Less than 1024 bytes/sec transferred the last 60 seconds", "storage",
      "Object storage transfer failed"),
+    # a file system the kernel remounted read-only, as shell tools, Python and Java say it
+    ("touch: cannot touch '/home/jenkins/ws/jenkins-log.txt': Read-only file system", "storage", "EROFS"),
+    ("OSError: [Errno 30] Read-only file system: '/scratch/u/ckpt/step_100.pt'", "storage", "EROFS"),
+    ("java.nio.file.FileSystemException: /data/u/out.bin: Read-only file system", "storage", "EROFS"),
+    # a build step killed from outside, as make reports it
+    ("make[1]: *** [generated/linux/release/64/unittest/std/regex/internal/tests.o] Killed\n"
+     "make[1]: *** Waiting for unfinished jobs....", "host_oom", "build step SIGKILL"),
+    ("make[2]: *** [CMakeFiles/solver.dir/build.make:76: solver.o] Error 137", "host_oom", "build step SIGKILL"),
+    # NVML's return code quoted by number
+    ("nvmlCheck(nvmlInitWithFlags(NVML_INIT_FLAG_NO_GPUS | NVML_INIT_FLAG_NO_ATTACH));\n"
+     "NVML Error 18: Driver/library version mismatch", "host", "NVIDIA driver version mismatch"),
     # the node provisioned without Slurm's configuration, old and new wordings
     ('sbatch: error: s_p_parse_file: unable to status file "/etc/slurm/slurm.conf"', "host",
      "Slurm configuration unreadable"),
@@ -1374,3 +1385,23 @@ def test_a_stalled_bucket_transfer_is_only_a_lead_that_the_jobs_own_error_outran
     d = analyze_bundle(make_bundle({"app/out.log": out}))
     assert d["sub_domain"] == "application"
     assert any(s["code"] == "Object storage transfer failed" for s in d["symptoms"])
+
+
+@pytest.mark.parametrize("line", [
+    "OSError: [Errno 30] Read-only file system: '/opt/conda/lib/python3.11/site-packages/triton/cache'",
+    "touch: cannot touch '/usr/local/share/x': Read-only file system",
+    "mkdir: cannot create directory '/cvmfs/sft.cern.ch/out': Read-only file system",
+])
+def test_writing_into_the_software_tree_or_an_image_is_the_jobs_mistake_not_the_storage(make_bundle, line):
+    d = analyze_bundle(make_bundle({"app/out.log": line + "\n"}))
+    assert d["sub_domain"] == "application"
+    assert d["root_cause"]["code"] != "EROFS"
+
+
+def test_a_read_only_remount_in_the_kernel_log_names_the_node_of_the_jobs_erofs(make_bundle):
+    kern = ("2026-11-20T10:10:00+00:00 gpu-02 kernel: EXT4-fs error (device nvme0n1p1): ext4_journal_check_start:83: "
+            "comm python: Detected aborted journal\n"
+            "2026-11-20T10:10:00+00:00 gpu-02 kernel: EXT4-fs (nvme0n1p1): Remounting filesystem read-only\n")
+    d = analyze_bundle(make_bundle({"app/out.log": "OSError: [Errno 30] Read-only file system: '/tmp/u/x'\n",
+                                    "nodes/gpu-02/kern.log": kern}))
+    assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("storage", ["gpu-02"])
