@@ -1405,3 +1405,15 @@ def test_a_read_only_remount_in_the_kernel_log_names_the_node_of_the_jobs_erofs(
     d = analyze_bundle(make_bundle({"app/out.log": "OSError: [Errno 30] Read-only file system: '/tmp/u/x'\n",
                                     "nodes/gpu-02/kern.log": kern}))
     assert (d["sub_domain"], d["root_cause"]["nodes"]) == ("storage", ["gpu-02"])
+
+
+@pytest.mark.parametrize(("line", "node"), [
+    ("The self-hosted runner: gpu-02 lost communication with the server. Verify the machine is running and has a "
+     "healthy network connection.", "gpu-02"),
+    ('Cannot contact gpu-02: hudson.remoting.ChannelClosedException: Channel "hudson.remoting.Channel@12972753:JNLP4-'
+     'connect connection from 10.64.193.57/10.64.193.57:34306": Remote call on JNLP4-connect connection from '
+     '10.64.193.57/10.64.193.57:34306 failed. The channel is closing down or has closed down', "gpu-02"),
+])
+def test_a_ci_service_losing_its_runner_is_that_machine(make_bundle, line, node):
+    d = analyze_bundle(make_bundle({"app/console.log": "[ 28%] Building CXX object core/x.cpp.o\n" + line + "\n"}))
+    assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == ("host", "CI runner lost", [node])
