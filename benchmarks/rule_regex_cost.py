@@ -23,7 +23,8 @@ from functools import partial
 from slurm_attr import ruleset
 from slurm_attr.extract.extractor import search_near_keywords
 
-RUNS = {"letters": "a", "digits": "1", "word.dash": "a.-", "spaces": " ", "colons": "a:", "brackets": "[a] "}
+RUNS = {"letters": "a", "digits": "1", "word.dash": "a.-", "spaces": " ", "colons": "a:", "brackets": "[a] ",
+        "paths": "a/"}
 
 
 def lines_for(keyword: str, run: int) -> list[str]:
