@@ -580,6 +580,23 @@ def test_an_mpi_rank_killed_by_sigkill_points_at_host_memory(make_bundle):
         assert (d["sub_domain"], d["evidence_status"]) == ("host_oom", "hypothesis"), out
 
 
+def test_mvapich_names_the_signal_and_the_host_of_a_rank_it_lost(make_bundle):
+    # mpispawn's child handler: `[host:mpispawn_N][child_handler] MPI process (rank: R, pid: P)
+    # terminated with signal S -> abort job`, read as every other launcher's report of that signal
+    spawn = "[gpu-02.cluster.edu:mpispawn_1][child_handler] MPI process (rank: 9, pid: 39547) terminated with signal {}"
+    expected = {9: "host_oom", 11: "application", 7: "host"}
+    for signal, sub_domain in expected.items():
+        out = spawn.format(signal) + " -> abort job\n"
+        d = analyze_bundle(make_bundle({"app/out.log": out}, nodes="gpu-[01-02]"))
+        assert d["sub_domain"] == sub_domain, out
+    d = analyze_bundle(make_bundle({"app/out.log": spawn.format(9) + " -> abort job\n"}, nodes="gpu-[01-02]"))
+    assert d["root_cause"]["nodes"] == ["gpu-02"]
+    # a rank that exited with a status, not a signal, is the job's own exit
+    out = "[gpu-02:mpispawn_1][child_handler] MPI process (rank: 9, pid: 39547) exited with status 9\n"
+    d = analyze_bundle(make_bundle({"app/out.log": out}, nodes="gpu-[01-02]"))
+    assert d["sub_domain"] != "host_oom"
+
+
 def test_a_node_that_cannot_set_up_the_job_is_infrastructure_not_broken_hardware(make_bundle):
     out = "srun: error: Prolog failure on node gpu-02\n"
     d = analyze_bundle(make_bundle({"app/out.log": out}))
@@ -1788,6 +1805,16 @@ def test_cublas_without_a_handle_is_a_lead_to_gpu_memory(make_bundle):
     d = analyze_bundle(make_bundle({"app/gpu-02/out.log": line}))
     assert (d["sub_domain"], d["evidence_status"], d["root_cause"]["code"]) == (
         "gpu_oom", "hypothesis", "cuBLAS handle not created")
+
+
+def test_nvml_missing_is_the_nodes_driver_but_only_a_lead(make_bundle):
+    probe = "Failed to initialize NVML: could not load NVML library\n"
+    d = analyze_bundle(make_bundle({"app/gpu-02/out.log": probe}))
+    assert (d["sub_domain"], d["evidence_status"], d["root_cause"]["nodes"]) == ("host", "hypothesis", ["gpu-02"])
+    # a CPU job's monitoring wrapper probes for GPUs too: the job's own error outranks the probe
+    out = probe + "Traceback (most recent call last):\nValueError: could not convert string to float: 'x'\n"
+    d = analyze_bundle(make_bundle({"app/gpu-02/out.log": out}))
+    assert d["sub_domain"] == "application"
 
 
 def test_an_intel_gpu_level_zero_lost_is_the_gpu_of_that_node(make_bundle):

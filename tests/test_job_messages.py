@@ -258,11 +258,23 @@ MESSAGES = [
      "status=IBV_WC_REM_ACCESS_ERR(10) opcode=0 len=0 vendor_err=136 (Recv)", "network", "NCCL IB completion error"),
     ("Loading checkpoint shards:  38%|######    | 3/8\nKilled", "host_oom", "command SIGKILL"),
     ("RuntimeError: Triton Error [CUDA]: out of memory", "gpu_oom", "CUDA error (out of memory)"),
+    # icefall's recipes finding their largest batch does not fit before the first epoch
+    ("2026-11-20 10:58:57,481 ERROR [train.py:1345] Your GPU ran out of memory with the current max_duration "
+     "setting. We recommend decreasing max_duration and trying again.", "gpu_oom", "GPU OOM"),
     # HAMi's GPU-sharing layer: the job over its memory share, or the layer itself failing
     ("[HAMI-core ERROR (pid:1 thread=140160828682240 allocator.c:53)]: Device 0 OOM 24146608130 / 24146608128",
      "gpu_oom", "vGPU memory share exceeded"),
     ("[HAMI-core ERROR (pid:1 thread=140160828682240 allocator.c:53)]: Device 0 OOM 18446744073707737660 / "
      "24146608128", "host", "GPU-sharing layer failed (HAMi-core)"),
+    # NVML's library missing on the node or from the container, as the tools that probe GPUs say it
+    ("Loading NVML\ncould not load NVML library", "host", "NVIDIA driver library missing"),
+    ("NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please make sure that the NVIDIA Display "
+     "Driver is properly installed and present in your system.", "host", "NVIDIA driver library missing"),
+    ("pynvml.NVMLError_LibraryNotFound: NVML Shared Library Not Found", "host", "NVIDIA driver library missing"),
+    ("[HAMI-core ERROR (pid:7 thread=140360328144640 allocator.c:115)]: cuMemoryAllocate failed res=2", "gpu_oom",
+     "vGPU memory share exceeded"),
+    ("[HAMI-core ERROR (pid:7 thread=140360328144640 allocator.c:115)]: cuMemoryAllocate failed res=999", "host",
+     "GPU-sharing layer failed (HAMi-core)"),
     ("[HAMI-core ERROR (pid:565 thread=140267266266944 multiprocess_memory_limit.c:831)]: Illegal device id: "
      "850725928", "host", "GPU-sharing layer failed (HAMi-core)"),
     # C++'s operator new and a system call refused host memory
@@ -483,6 +495,7 @@ MESSAGES = [
     ("gpu-02.cluster.edu.28120PSM Could not find an InfiniPath Unit on device /dev/ipath (30s elapsed) (err=21)",
      "host", "PSM adapter missing"),
     ("gpu-02.53882PSM2 no hfi units are active (err=23)", "host", "PSM adapter missing"),
+    ("gpu-02.cluster.edu.25191Driver initialization failure on /dev/ipath (err=23)", "host", "PSM adapter missing"),
     # MVAPICH's intra-node channel finding /dev/shm full
     ("gpu-02: Unable to allocate shared memory for intra-node messaging.", "host", "/dev/shm full"),
     # Open MPI 1.0 and 1.1: the completion status as a number alone
@@ -651,6 +664,8 @@ MESSAGES = [
      "allocate 2147483648 bytes. Error code 12 (Cannot allocate memory)", "host_oom", "CPU allocation failed"),
     ("RuntimeError: [enforce fail at CPUAllocator.cpp:64] . DefaultCPUAllocator: not enough memory: you tried to "
      "allocate 1073741824 bytes.", "host_oom", "CPU allocation failed"),
+    # Apache Arrow's allocator refused by the system
+    ("pyarrow.lib.ArrowMemoryError: realloc of size 2172846080 failed", "host_oom", "MemoryError"),
     # DeepSpeed's launcher reporting a worker killed by SIGKILL, or dead of SIGBUS
     ("[2026-11-20 10:30:00,000] [ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python', '-u', 'train.py', "
      "'--local_rank=0'] exits with return code = -9", "host_oom", "worker SIGKILL"),

@@ -92,6 +92,9 @@ MESSAGES = [
     ("storage", "CephFS failure", ["ceph: mds0 session blocklisted"]),
     ("storage", "CephFS failure", ["libceph: cluster is full (osdmap FULL)"]),
     ("storage", "CephFS", ["libceph: tid 8812 on osd14 timeout"]),
+    # the JuiceFS client unable to read a chunk back from its object store
+    ("storage", "JuiceFS read failed", ["juicefs[781630] <WARNING>: fail to read sliceId 15898540 (off:0, size:4096, "
+                                        "clen: 5711): timeout after 1m0s [reader.go:799]"]),
     ("gpu", "AMD GPU reset failed", ["amdgpu 0000:c1:00.0: amdgpu: GPU reset begin!",
                                      "amdgpu 0000:c1:00.0: amdgpu: GPU reset(2) failed"]),
     ("gpu", "AMD GPU reset failed", ["amdgpu 0000:c1:00.0: amdgpu: GPU Recovery Failed: -110"]),

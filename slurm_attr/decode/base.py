@@ -184,9 +184,11 @@ def strip_rank(line: str) -> tuple[str, str | None]:
 
 # A launcher tag that names the host and the task on it (`[gpu187:2]:`, as `srun --label` wrappers and
 # accelerate/torchrun log prefixes write it): the line was printed on that host.
-# `[host:N]:` (launchers), MVAPICH2's `[host:mpi_rank_N][function]` before its messages, and Open
+# `[host:N]:` (launchers), MVAPICH2's `[host:mpi_rank_N][function]` before its messages (and its
+# process manager's, `[host:mpispawn_N][child_handler]`, on the host whose ranks it spawned), and Open
 # MPI's `[host:pid] ` before its own (`[node07:31532] *** Process received signal ***`).
-_HOST_LAYER = re.compile(r"\[(?P<host>[A-Za-z][\w-]*(?:\.[\w-]+)*):(?:mpi_rank_)?\d{1,6}\](?::|(?=\[)|(?= ))")
+_HOST_LAYER = re.compile(
+    r"\[(?P<host>[A-Za-z][\w-]*(?:\.[\w-]+)*):(?:mpi_rank_|mpispawn_)?\d{1,6}\](?::|(?=\[)|(?= ))")
 # pdsh and DeepSpeed's launcher put `host: ` in front of each line. Host names are lower case and
 # hold a digit, which keeps exception names (`ValueError: `) and prose out; a word that is no node
 # of the job names no host (the caller checks).
