@@ -258,6 +258,19 @@ MESSAGES = [
      "status=IBV_WC_REM_ACCESS_ERR(10) opcode=0 len=0 vendor_err=136 (Recv)", "network", "NCCL IB completion error"),
     ("Loading checkpoint shards:  38%|######    | 3/8\nKilled", "host_oom", "command SIGKILL"),
     ("RuntimeError: Triton Error [CUDA]: out of memory", "gpu_oom", "CUDA error (out of memory)"),
+    # a process pool whose worker was killed from outside
+    ("concurrent.futures.process.BrokenProcessPool: A process in the process pool was terminated abruptly while the "
+     "future was running or pending.", "host_oom", "Pool worker killed"),
+    ("joblib.externals.loky.process_executor.TerminatedWorkerError: A worker process managed by the executor was "
+     "unexpectedly terminated. This could be caused by a segmentation fault while calling the function or by an "
+     "excessive memory usage causing the Operating System to kill the worker.", "host_oom", "Pool worker killed"),
+    # Meson refusing to build on a file stamped in the node's future
+    ("ERROR: Clock skew detected. File /home/u/src/build-tmp/../meson.build has a time stamp 3194.0314s in the "
+     "future.", "host", "Clock skew"),
+    # a tool that says its disk is full in its own words
+    ("Cannot write to /tmp/fastk.1234.tmp. Enough disk space?", "storage", "Disk full"),
+    ("Error: request( --check_pt ) failed!  Server reply: Could not save check point file. file system full or "
+     "permissions ?", "storage", "Disk full"),
     # icefall's recipes finding their largest batch does not fit before the first epoch
     ("2026-11-20 10:58:57,481 ERROR [train.py:1345] Your GPU ran out of memory with the current max_duration "
      "setting. We recommend decreasing max_duration and trying again.", "gpu_oom", "GPU OOM"),
@@ -1428,6 +1441,7 @@ def test_a_read_only_remount_in_the_kernel_log_names_the_node_of_the_jobs_erofs(
     ('Cannot contact gpu-02: hudson.remoting.ChannelClosedException: Channel "hudson.remoting.Channel@12972753:JNLP4-'
      'connect connection from 10.64.193.57/10.64.193.57:34306": Remote call on JNLP4-connect connection from '
      '10.64.193.57/10.64.193.57:34306 failed. The channel is closing down or has closed down', "gpu-02"),
+    ("Caused: java.io.IOException: Backing channel 'gpu-02' is disconnected.", "gpu-02"),
 ])
 def test_a_ci_service_losing_its_runner_is_that_machine(make_bundle, line, node):
     d = analyze_bundle(make_bundle({"app/console.log": "[ 28%] Building CXX object core/x.cpp.o\n" + line + "\n"}))

@@ -309,6 +309,16 @@ def test_systemd_saying_a_daemon_the_node_runs_jobs_with_died_names_the_node(mak
     else:
         assert d["root_cause"] is None
 
+@pytest.mark.parametrize("line", [
+    "jenkins.service: A process of this unit has been killed by the OOM killer.",
+    "session-4.scope: Failed with result 'oom-kill'.",
+])
+def test_systemd_saying_the_oom_killer_took_a_process_of_a_unit_is_the_nodes_memory(make_bundle, line):
+    log = f"Nov 20 10:30:00 gpu-02 systemd[1]: {line}\n"
+    d = analyze_bundle(make_bundle({"nodes/gpu-02/syslog": log, "app/out.log": "Terminated\n"}))
+    assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == ("host_oom", "OOM killer", ["gpu-02"])
+
+
 
 AMDGPU_TRACE = [  # an excerpt that starts below the oops or warning header
     "Hardware name: HPE HPE_CRAY_EX235A/HPE CRAY EX235A, BIOS 2.1.0 01-23-2025",
