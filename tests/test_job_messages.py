@@ -269,6 +269,7 @@ MESSAGES = [
      "future.", "host", "Clock skew"),
     # a tool that says its disk is full in its own words
     ("Cannot write to /tmp/fastk.1234.tmp. Enough disk space?", "storage", "Disk full"),
+    ('  Volume group "bb" has insufficient free space (0 extents): 2560 required.', "storage", "Disk full"),
     ("Error: request( --check_pt ) failed!  Server reply: Could not save check point file. file system full or "
      "permissions ?", "storage", "Disk full"),
     # icefall's recipes finding their largest batch does not fit before the first epoch
