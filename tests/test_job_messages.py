@@ -267,6 +267,12 @@ MESSAGES = [
     # Meson refusing to build on a file stamped in the node's future
     ("ERROR: Clock skew detected. File /home/u/src/build-tmp/../meson.build has a time stamp 3194.0314s in the "
      "future.", "host", "Clock skew"),
+    # a certificate not yet valid: the node's clock behind
+    ("java.security.cert.CertificateNotYetValidException: NotBefore: Sat Jul 04 19:00:00 CDT 2020", "host",
+     "Clock behind"),
+    ("curl: (60) SSL certificate problem: certificate is not yet valid", "host", "Clock behind"),
+    ("ssl.SSLCertVerificationError: [SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: certificate is not "
+     "yet valid (_ssl.c:1006)", "host", "Clock behind"),
     # a tool that says its disk is full in its own words
     ("Cannot write to /tmp/fastk.1234.tmp. Enough disk space?", "storage", "Disk full"),
     ('  Volume group "bb" has insufficient free space (0 extents): 2560 required.', "storage", "Disk full"),
