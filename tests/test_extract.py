@@ -36,6 +36,24 @@ def test_gzip_rotated_logs_are_read(make_bundle):
     assert cov["status"] == "ok" and cov["files"] == ["nodes/gpu-02/syslog.1.gz"]
 
 
+def test_a_report_logrotate_cut_in_two_reads_as_one(make_bundle):
+    """The hung task's header in the rotated generation, its stack in the live file: the frame
+    below still has the header above it, and the carried lines are not matched twice."""
+    head = ("Nov 20 10:30:00 gpu-02 kernel: INFO: task nfsd:3782 blocked for more than 120 seconds.\n"
+            "Nov 20 10:30:00 gpu-02 kernel: Call Trace:\n")
+    frames = "Nov 20 10:30:00 gpu-02 kernel:  [<ffffffffa03745c0>] ? zfsctl_lookup_objset+0x29/0x288 [zfs]\n"
+    whole = analyze_bundle(make_bundle({"nodes/gpu-02/syslog": head + frames, "app/out.log": NCCL}))
+    cut = analyze_bundle(make_bundle({"nodes/gpu-02/syslog.1.gz": gzip.compress(head.encode()),
+                                      "nodes/gpu-02/syslog": frames, "app/out.log": NCCL}))
+    for d in (whole, cut):
+        assert (d["sub_domain"], d["root_cause"]["code"]) == ("storage", "ZFS hang")
+        assert [s["rule"] for s in d["symptoms"]].count("kernel.hung_task") == 1
+    # a different log's end is not this one's beginning
+    apart = analyze_bundle(make_bundle({"nodes/gpu-02/kern.log": head, "nodes/gpu-02/syslog": frames,
+                                        "app/out.log": NCCL}))
+    assert apart["root_cause"]["code"] != "ZFS hang"
+
+
 def test_truncated_gzip_keeps_what_was_read_and_reports_it(make_bundle):
     data = gzip.compress((XID79 * 2000).encode())
     bundle = make_bundle({"nodes/gpu-02/syslog.1.gz": data[: len(data) // 2]})

@@ -165,6 +165,17 @@ MESSAGES = [
     ("OpenBLAS blas_thread_init: pthread_create failed for thread 12 of 64: Resource temporarily unavailable",
      "host", "Process limit reached"),
     ("libgomp: Thread creation failed: Resource temporarily unavailable", "host", "Process limit reached"),
+    # programs that say so without the errno: squashfs-tools under Apptainer's image extraction, Python
+    ("FATAL [U = 20004, P = 394794] execStarter () while extracting met_8.1.sif: root filesystem extraction failed: "
+     "extract command failed: FATAL ERROR: Failed to create thread", "host", "Process limit reached"),
+    ("RuntimeError: can't start new thread", "host", "Process limit reached"),
+    # enroot missing a program it unpacks or starts containers with
+    ("pyxis: importing docker image: nvcr.io#nvidia/pytorch:24.05-py3\n[ERROR] Command not found: squashfuse", "host",
+     "Container tool missing"),
+    # a training loop dropping a batch that did not fit in GPU memory (fairseq's words)
+    ("| WARNING: ran out of memory, skipping batch\nNumber of failed examples: 1", "gpu_oom", "GPU OOM"),
+    ("2026-11-20 10:12:01 | WARNING | fairseq.trainer | attempting to recover from OOM in forward/backward pass",
+     "gpu_oom", "GPU OOM"),
     # Slurm's PMIx plugin unable to reach another node's step daemon during the address exchange
     ("slurmstepd: error:  mpi/pmix_v3: pmixp_p2p_send: gpu-02 [0]: pmixp_utils.c:467: send failed, rc=1001, "
      "exceeded the retry limit", "network", "PMIx peer unreachable"),
@@ -273,9 +284,51 @@ MESSAGES = [
     ("curl: (60) SSL certificate problem: certificate is not yet valid", "host", "Clock behind"),
     ("ssl.SSLCertVerificationError: [SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: certificate is not "
      "yet valid (_ssl.c:1006)", "host", "Clock behind"),
+    # resolvers that did not answer, as .NET and Go word it
+    ('Exception calling "DownloadFile" with "2" argument(s): "The remote name could not be resolved: '
+     '\'www.cygwin.com\'"', "network", "DNS failure"),
+    ('Error response from daemon: Get "https://registry-1.docker.io/v2/": dial tcp: lookup registry-1.docker.io on '
+     '10.0.0.2:53: server misbehaving', "network", "DNS failure"),
+    ('go: downloading golang.org/x/sys v0.1.0: Get "https://proxy.golang.org/golang.org/x/sys/@v/v0.1.0.zip": dial '
+     'tcp: lookup proxy.golang.org on 127.0.0.53:53: read udp 127.0.0.1:36491->127.0.0.53:53: i/o timeout',
+     "network", "DNS failure"),
+    # a public name the node's resolver says does not exist
+    ("requests.exceptions.ConnectionError: HTTPSConnectionPool(host='api.colabfold.com', port=443): Max retries "
+     "exceeded with url: /ticket/msa (Caused by NameResolutionError(\"<urllib3.connection.HTTPSConnection object at "
+     "0x14cbb4166d40>: Failed to resolve 'api.colabfold.com' ([Errno -2] Name or service not known)\"))",
+     "network", "DNS failure"),
+    ("npm ERR! request to https://registry.npmjs.org/left-pad failed, reason: getaddrinfo ENOTFOUND registry.npmjs.org",
+     "network", "DNS failure"),
+    ('Error response from daemon: Get "https://nvcr.io/v2/": dial tcp: lookup nvcr.io on 10.0.0.2:53: no such host',
+     "network", "DNS failure"),
+    # a socket call with no route, as Python's OSError prints it
+    ("OSError: [Errno 101] Network is unreachable", "network", "Network unreachable"),
+    ("RuntimeWarning: Couldn't detect a suitable IP address for reaching '10.1.0.22', defaulting to '127.0.0.1': "
+     "[Errno 101] Network is unreachable", "network", "Network unreachable"),
+    ("urllib3.exceptions.NewConnectionError: <urllib3.connection.HTTPSConnection object at 0x7f>: Failed to establish "
+     "a new connection: [Errno 113] No route to host", "network", "Network unreachable"),
+    # Open MPI's TCP transport reached by another rank than the address it dialled belongs to
+    ("[n01][[40143,1],3][btl_tcp_endpoint.c:626:mca_btl_tcp_endpoint_recv_connect_ack] received unexpected process "
+     "identifier [[40143,1],2]", "network", "MPI TCP wrong peer"),
+    ("WARNING: Open MPI accepted a TCP connection from what appears to be a\nanother Open MPI process but cannot find "
+     "a corresponding process\nentry for that peer.", "network", "MPI TCP wrong peer"),
+    # Singularity losing the race for the loop device it set up
+    ("ERROR  : Failed to set loop flags on loop device: Resource temporarily unavailable\nABORT  : Retval = 255",
+     "host", "No loop device for the image"),
+    # Python's tempfile finding no directory it can write in
+    ("FileNotFoundError: [Errno 2] No usable temporary directory found in ['/tmp', '/var/tmp', '/usr/tmp', "
+     "'/home/u/run']", "storage", "No writable temporary directory"),
+    # Tenstorrent's runtime out of the card's memory, and its board that would not come back from a reset
+    ("TT_FATAL: Out of Memory: Not enough space to allocate 3758096384 B DRAM buffer\nacross 8 banks, where each bank "
+     "needs to store 469762048 B,", "gpu_oom", "Accelerator OOM"),
+    ("Error: Unsuccessful board reset, trying again in 5 seconds ...\nError: Unable to reset board successfully, "
+     "rebooting\n##[error]The runner has received a shutdown signal.", "gpu", "Accelerator reset failed"),
+    # Habana Gaudi's collectives finding no RDMA device of the card
+    ("hcl_ibverbs_t::init failed to find matching Habana IB device (hlib_6)", "host", "Gaudi RDMA device missing"),
     # a tool that says its disk is full in its own words
     ("Cannot write to /tmp/fastk.1234.tmp. Enough disk space?", "storage", "Disk full"),
     ('  Volume group "bb" has insufficient free space (0 extents): 2560 required.', "storage", "Disk full"),
+    ("IRMA/FLU ERROR: needed ~18425.78M to execute, but only 6064.29M available on disk", "storage", "Disk full"),
     ("Error: request( --check_pt ) failed!  Server reply: Could not save check point file. file system full or "
      "permissions ?", "storage", "Disk full"),
     # icefall's recipes finding their largest batch does not fit before the first epoch
@@ -1453,3 +1506,13 @@ def test_a_read_only_remount_in_the_kernel_log_names_the_node_of_the_jobs_erofs(
 def test_a_ci_service_losing_its_runner_is_that_machine(make_bundle, line, node):
     d = analyze_bundle(make_bundle({"app/console.log": "[ 28%] Building CXX object core/x.cpp.o\n" + line + "\n"}))
     assert (d["sub_domain"], d["root_cause"]["code"], d["root_cause"]["nodes"]) == ("host", "CI runner lost", [node])
+
+
+@pytest.mark.parametrize("line", [
+    "Failed to resolve 'master-0.train.default.svc' ([Errno -2] Name or service not known)",
+    "ssh: Could not resolve hostname n0198: Name or service not known",
+    "java.net.UnknownHostException: headnode.local",
+])
+def test_a_private_name_that_does_not_resolve_is_not_blamed_on_the_nodes_resolver(make_bundle, line):
+    d = analyze_bundle(make_bundle({"app/slurm-4242.out": line + "\n"}, nodes="gpu-02"))
+    assert d["sub_domain"] != "network"

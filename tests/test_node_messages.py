@@ -160,6 +160,17 @@ MESSAGES = [
                              "task:python state:D stack:0 pid:280058 ppid:1 flags:0x00004002",
                              "Call Trace:", " <TASK>", " __schedule+0x2c0/0x6e0",
                              " rpc_wait_bit_killable+0x1e/0xa0 [sunrpc]", " nfs_wb_all+0x3d/0x140 [nfs]"]),
+    # a local file system's code under the blocked task, and an older kernel's raw stack words before the trace
+    ("storage", "ZFS hang", ["INFO: task nfsd:3782 blocked for more than 120 seconds.",
+                             "\"echo 0 > /proc/sys/kernel/hung_task_timeout_secs\" disables this message.",
+                             "nfsd            D ffff88013fc127c0     0  3782      2 0x00000000",
+                             " ffff88012e5997c0 0000000000000046 0000000000000000 ffffffff8160d020",
+                             "Call Trace:", " [<ffffffff8135077c>] ? __mutex_lock_common.isra.5+0xff/0x164",
+                             " [<ffffffffa03745c0>] ? zfsctl_lookup_objset+0x29/0x288 [zfs]"]),
+    ("storage", "XFS hang", ["INFO: task kworker/u97:2:1234 blocked for more than 122 seconds.",
+                             "task:kworker/u97:2 state:D stack:0 pid:1234 ppid:2 flags:0x00004000", "Call Trace:",
+                             " <TASK>", " __schedule+0x2c0/0x6e0", " xlog_grant_head_wait+0xbd/0x200 [xfs]",
+                             " xfs_log_reserve+0xc2/0x1c0 [xfs]"]),
     ("host_oom", "OOM kill", ["Memory cgroup out of memory: Killed process 12345 (python) total-vm:1234kB, "
                               "anon-rss:1234kB, file-rss:0kB, shmem-rss:0kB, UID:1000 pgtables:2048kB oom_score_adj:0"]),
     ("host", "Host memory UE", ["mce: Uncorrected hardware memory error in user-access at 3f8c2a000",
@@ -179,6 +190,15 @@ MESSAGES = [
     ("host", "CPU lockup", ["watchdog: BUG: soft lockup - CPU#18 stuck for 27s! [python3:2254956]"]),
     ("host", "CPU lockup", ["rcu: INFO: rcu_sched self-detected stall on CPU"]),
     ("host", "Kernel panic", ["Kernel panic - not syncing: Fatal exception"]),
+    # a daemon on the node failing a write: one of the node's file systems is full
+    ("storage", "Node disk full", ["systemd-journald[512]: Failed to write entry (23 items, 705 bytes), ignoring: No "
+                                   "space left on device"]),
+    # the GPU's firmware scheduler no longer answering, and the reset that follows
+    ("gpu", "AMD GPU firmware hang", ["amdgpu 0000:c5:00.0: amdgpu: MES failed to respond to msg=REMOVE_QUEUE",
+                                      "amdgpu 0000:c5:00.0: amdgpu: failed to remove hardware queue from MES, "
+                                      "doorbell=0x1802",
+                                      "amdgpu 0000:c5:00.0: amdgpu: MES might be in unrecoverable state, issue a GPU "
+                                      "reset", "amdgpu 0000:c5:00.0: amdgpu: GPU reset begin!. Source:  3"]),
     ("host", "NVIDIA driver version mismatch", ["NVRM: API mismatch: the client has the version 535.54.03, but",
                                                 "NVRM: this kernel module has the version 530.30.02.  Please"]),
     ("gpu", "Kernel oops in nvidia", ["BUG: kernel NULL pointer dereference, address: 0000000000000030",
@@ -262,6 +282,8 @@ def test_a_kernel_message_names_the_fault_and_its_node(make_bundle, sub_domain, 
     "needs to retry [NV_ERR_NVLINK_FABRIC_NOT_READY] (0x00000081) returned from status @ gpu_fabric_probe.c:101",
     "NVRM: nvAssertOkFailedNoLog: Assertion failed: Invalid argument to call [NV_ERR_INVALID_ARGUMENT] (0x0000001F) "
     "returned from status @ kern_mem.c:88",
+    # ENOSPC that is no disk's: inotify out of watches
+    "systemd[1]: Failed to add inotify watch on /etc/localtime: No space left on device",
     # a warning's backtrace names a module too, but nothing died
     "WARNING: CPU: 3 PID: 812 at /var/lib/dkms/nvidia/nv.c:1234 nv_foo+0x10/0x20 [nvidia]\n"
     "RIP: 0010:nv_foo+0x10/0x20 [nvidia]",

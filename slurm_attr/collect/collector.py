@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import IO
 
 from slurm_attr.collect.confine import Root
-from slurm_attr.collect.files import ReadBudget, ReadLimits, rotation_order
+from slurm_attr.collect.files import ReadBudget, ReadLimits, rotation_base, rotation_order
 from slurm_attr.extract.extractor import Extractor, FileScan
 from slurm_attr.extract.timestamps import Clock, zone_for
 from slurm_attr.model import Coverage, Event, Observations, SourceRef, Workload
@@ -169,14 +169,17 @@ class LogCollector:
         """Scan the files into obs; returns how many could not be read at all."""
         clock = clock or self._clock(origin)
         unreadable = 0
+        carried, log = b"", None  # the end of the previous generation of a rotated log, and its name
         for source in files:
             cov.files.append(source.name)
             scan = FileScan(source.name, origin, node, clock if origin == "node" else self._clock(origin),
                             cov, path_nodes=source.node, budget=self.budget)
+            base = str(Path(source.name).with_name(rotation_base(Path(source.name))))
             try:
                 with self._readable(source, scan) as path:
-                    self.extractor.scan(path, scan, obs)
+                    carried, log = self.extractor.scan(path, scan, obs, carried if base == log else b""), base
             except Exception as exc:  # a broken file must never stop the diagnosis
+                carried, log = b"", None
                 unreadable += 1
                 obs.error(cov.collector, f"{type(exc).__name__}: {exc}", source.name)
                 cov.notes.append(f"{source.name}: could not be read ({exc})")

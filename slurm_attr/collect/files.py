@@ -62,6 +62,12 @@ class ReadStats:
             self.problems.append(f"truncated: {why}; the rest was not read")
 
 
+def rotation_base(path: Path) -> str:
+    """The log a file is a generation of: `syslog` for `syslog.2.gz`, `syslog-20261120` and `syslog`."""
+    m = _ROTATION.match(path.name)
+    return m["base"] if m else path.name
+
+
 def rotation_order(paths: list[Path]) -> list[Path]:
     """Oldest first: `syslog.3.gz`, `syslog.2.gz`, `syslog.1`, `syslog`; dated suffixes ascend."""
 

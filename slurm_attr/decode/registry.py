@@ -241,7 +241,9 @@ def decode_controller_nodes(fields: dict[str, str], ctx: DecodeContext) -> Class
     )
 
 
-_HUNG = re.compile(r"INFO: task (?P<proc>[^:]+):(?P<pid>\d+) blocked for more than (?P<secs>\d+) seconds")
+# (a task's name may hold colons itself: `INFO: task kworker/u97:2:1234 blocked for more than ...`)
+_HUNG = re.compile(r"INFO: task (?P<proc>[^\n]{1,64}?):(?P<pid>\d+) blocked for more than "
+                   r"(?P<secs>\d+) seconds")
 _IO_WAIT = re.compile(r"(?:__)?(?:bit_wait|wait_on_page|folio_wait|io_schedule|lock_page|"
                       r"balance_dirty_pages|wait_on_buffer|jbd2_|blk_mq_get_tag|submit_bio_wait)")
 _FS_FAMILY = (
@@ -252,7 +254,12 @@ _FS_FAMILY = (
     (re.compile(r"^(?:beegfs|FhgfsOps|fhgfs)|^(?:beegfs|fhgfs)$"), "BeeGFS"),
     (re.compile(r"^(?:cifs_|smb2_)|^cifs$"), "CIFS/SMB"),
     (re.compile(r"^ceph_|^ceph$"), "CephFS"),
+    (re.compile(r"^(?:zfs|zpl_|zio_|txg_|zil_|dmu_|dsl_)|^(?:zfs|spl)$"), "ZFS"),
+    (re.compile(r"^(?:xfs_|xlog)|^xfs$"), "XFS"),
+    (re.compile(r"^ext4_|^ext4$"), "ext4"),
 )
+# File systems on the node's own disks: a stall there is those disks (or the pool), not a server.
+_LOCAL_FS = {"ZFS", "XFS", "ext4"}
 
 
 # Device drivers by kernel module: (module, what it drives); each has an outcome key per decoder.
@@ -270,6 +277,8 @@ def _driver_family(module: str) -> str | None:
     return next((name for regex, name in _DRIVER_FAMILY if regex.match(module)), None)
 
 
+# Older kernels dump the task's raw stack words (64- or 32-bit) between its header and the call trace.
+_STACK_WORDS = re.compile(r"(?:\s[0-9a-f]{8}(?:[0-9a-f]{8})?){2,}\s*$")
 _FRAME_FN = re.compile(r"(?:\? )?(?P<func>\w+)\+0x[0-9a-f]+/0x[0-9a-f]+(?:\s+\[(?P<module>\w+)\])?")
 
 
@@ -278,12 +287,12 @@ def _fs_family(func: str, module: str) -> str | None:
 
 
 def _stack_family(func: str, module: str) -> bool:
-    """Whether a frame is in network file-system or device-driver code."""
+    """Whether a frame is in file-system or device-driver code."""
     return _fs_family(func, module) is not None or _driver_family(module) is not None
 
 
 def decode_hung_task_fs(fields: dict[str, str], ctx: DecodeContext) -> Classification | None:
-    """A stack frame of network file-system or device-driver code inside a hung-task report: the
+    """A stack frame of file-system or device-driver code inside a hung-task report: the
     file system, or the device, stopped answering. One report gives one event of each kind, at its
     first such frame: a file-system frame below an I/O-wait frame still names the file system."""
     func = fields.get("func") or fields.get("dfunc", "")
@@ -300,7 +309,7 @@ def decode_hung_task_fs(fields: dict[str, str], ctx: DecodeContext) -> Classific
             return None  # an earlier frame of this report already made this event
         if "Call Trace" not in line and "+0x" not in line and not re.search(r"(?:\s|state:)D\s", line) \
                 and "hung_task_timeout_secs" not in line and "Tainted" not in line \
-                and "Hardware name" not in line and "<TASK>" not in line:
+                and "Hardware name" not in line and "<TASK>" not in line and not _STACK_WORDS.search(line):
             return _oops_frame(fields, ctx)  # the frames are not part of a hung-task report
     else:
         return _oops_frame(fields, ctx)
@@ -309,13 +318,17 @@ def decode_hung_task_fs(fields: dict[str, str], ctx: DecodeContext) -> Classific
     if family is None:
         return _hung_in_io_wait(fields, ctx, m, func)
     fields.update(proc=m["proc"], pid=m["pid"], secs=m["secs"], fs=family)
+    action = (f"Check the disks under the {family} file system (its pool or device status, the disks' "
+              "error log in dmesg and SMART) and the file system's own errors; reboot the node if "
+              "processes stay in D state." if family in _LOCAL_FS else
+              f"Check the {family} servers and the node's path to them; the node recovers once the "
+              "mount answers again (reboot it if processes stay in D state).")
     return classified(
         ctx, "hung_task.fs", code=f"{family.split()[0]} hang",
         summary=f"Task {m['proc']} (pid {m['pid']}) on {fields.get('node') or 'the node'} was blocked "
                 f"for over {m['secs']} s inside {family} code ({func}): the file system stopped "
                 "answering.",
-        action=f"Check the {family} servers and the node's path to them; the node recovers once the "
-               "mount answers again (reboot it if processes stay in D state).",
+        action=action,
     )
 
 

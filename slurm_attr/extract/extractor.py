@@ -197,13 +197,17 @@ class Extractor:
         self.window = (first - _WINDOW_SLACK, last + _WINDOW_SLACK)
 
     # -------------------------------------------------------------- file level
-    def scan(self, path: Path, scan: FileScan, obs: Observations) -> None:
+    def scan(self, path: Path, scan: FileScan, obs: Observations, carried: bytes = b"") -> bytes:
+        """Scan one file into obs; returns its last lines, which the next generation of a rotated
+        log carries as the context above its first line (logrotate cuts through multi-line
+        reports). `carried` is that context from the generation before this one."""
         stats = ReadStats(budget=scan.budget)
         prefilter = self.prefilters[scan.origin]
         windowed = scan.origin in _WINDOWED_ORIGINS
         start = window_start(path, scan.clock, self.window) if windowed else 0
         line_base = count_lines(path, start) if start else 0
-        tail = b""
+        # Context only: hits are sought from `offset` on, so the carried lines are never matched again.
+        tail = b"" if start or not carried else carried if carried.endswith(b"\n") else carried + b"\n"
         first_block = True
         last_block = b""
         first_event = len(obs.events)
@@ -233,6 +237,12 @@ class Extractor:
             tail = buf[-_LOOKBACK_BYTES:]
             last_block = block
         self._tail_stamps(last_block, scan)
+        self._settle(scan, stats, obs, first_event, line_base)
+        return tail
+
+    def _settle(self, scan: FileScan, stats: ReadStats, obs: Observations, first_event: int,
+                line_base: int) -> None:
+        """What a file's scan adds once it is read: lines after each event, counts and problems."""
         for event in obs.events[first_event:]:
             if self.by_id[event.rule].lines_after:  # is anything printed after this line?
                 event.fields["lines_after"] = str(max(0, line_base - event.source.line))
