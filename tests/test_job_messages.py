@@ -172,6 +172,10 @@ MESSAGES = [
     # enroot missing a program it unpacks or starts containers with
     ("pyxis: importing docker image: nvcr.io#nvidia/pytorch:24.05-py3\n[ERROR] Command not found: squashfuse", "host",
      "Container tool missing"),
+    # RMM's older C API failing a device allocation
+    ("ERROR: RMM call in line 68of file /conda/envs/gdf/conda-bld/libcudf_1558047478243/work/cpp/src/hash/managed_"
+     "allocator.cuh failed with result RMM_ERROR_OUT_OF_MEMORY (4)  Attempted to allocate: 4000000000 bytes.",
+     "gpu_oom", "GPU OOM"),
     # a training loop dropping a batch that did not fit in GPU memory (fairseq's words)
     ("| WARNING: ran out of memory, skipping batch\nNumber of failed examples: 1", "gpu_oom", "GPU OOM"),
     ("2026-11-20 10:12:01 | WARNING | fairseq.trainer | attempting to recover from OOM in forward/backward pass",
