@@ -282,6 +282,9 @@ def test_a_kernel_message_names_the_fault_and_its_node(make_bundle, sub_domain, 
     "needs to retry [NV_ERR_NVLINK_FABRIC_NOT_READY] (0x00000081) returned from status @ gpu_fabric_probe.c:101",
     "NVRM: nvAssertOkFailedNoLog: Assertion failed: Invalid argument to call [NV_ERR_INVALID_ARGUMENT] (0x0000001F) "
     "returned from status @ kern_mem.c:88",
+    # a daemon of a node kept off the internet failing to resolve a public name, as it does all day
+    "snapd[812]: cannot refresh: Get \"https://api.snapcraft.io/v2/snaps/refresh\": dial tcp: lookup api.snapcraft.io "
+    "on 127.0.0.53:53: no such host",
     # ENOSPC that is no disk's: inotify out of watches
     "systemd[1]: Failed to add inotify watch on /etc/localtime: No space left on device",
     # a warning's backtrace names a module too, but nothing died
