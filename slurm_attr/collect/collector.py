@@ -169,12 +169,12 @@ class LogCollector:
         """Scan the files into obs; returns how many could not be read at all."""
         clock = clock or self._clock(origin)
         unreadable = 0
-        carried, log = b"", None  # the end of the previous generation of a rotated log, and its name
+        carried, log = b"", None  # the last lines of the previous file, and the rotated log it belongs to
         for source in files:
             cov.files.append(source.name)
             scan = FileScan(source.name, origin, node, clock if origin == "node" else self._clock(origin),
                             cov, path_nodes=source.node, budget=self.budget)
-            base = str(Path(source.name).with_name(rotation_base(Path(source.name))))
+            base = rotation_base(Path(source.name))
             try:
                 with self._readable(source, scan) as path:
                     carried, log = self.extractor.scan(path, scan, obs, carried if base == log else b""), base

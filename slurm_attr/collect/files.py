@@ -62,18 +62,23 @@ class ReadStats:
             self.problems.append(f"truncated: {why}; the rest was not read")
 
 
-def rotation_base(path: Path) -> str:
-    """The log a file is a generation of: `syslog` for `syslog.2.gz`, `syslog-20261120` and `syslog`."""
+def _generation(path: Path) -> tuple[str, str | None]:
+    """A rotated file's log name and generation: ("syslog", "2") for `syslog.2.gz`."""
     m = _ROTATION.match(path.name)
-    return m["base"] if m else path.name
+    return (m["base"], m["num"]) if m else (path.name, None)
+
+
+def rotation_base(path: Path) -> Path:
+    """The log a file is a generation of: `nodes/n1/syslog` for `nodes/n1/syslog.2.gz`,
+    `nodes/n1/syslog-20261120` and `nodes/n1/syslog`."""
+    return path.with_name(_generation(path)[0])
 
 
 def rotation_order(paths: list[Path]) -> list[Path]:
     """Oldest first: `syslog.3.gz`, `syslog.2.gz`, `syslog.1`, `syslog`; dated suffixes ascend."""
 
     def key(p: Path) -> tuple:
-        m = _ROTATION.match(p.name)
-        base, num = (m["base"], m["num"]) if m else (p.name, None)
+        base, num = _generation(p)
         if num is None:
             rank = 0
         elif len(num) == 8:  # dateext: older dates first, all before the live file
